@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ulab.h - small helpers shared by the userns-labs demos.
+ *
+ * Every demo prints what it sees in plain words, one fact per line, so that
+ * a person can read it and a check can match it. An error is always shown
+ * with its errno name (EPERM, EINVAL, ...).
+ */
+#ifndef ULAB_H
+#define ULAB_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static inline const char *ulab_errname(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "E?";
+}
+
+/* Print "what: EXXX (text)" for the current errno and return -errno. */
+static inline int ulab_fail(const char *what)
+{
+	int err = errno;
+
+	printf("%s: %s (%s)\n", what, ulab_errname(err), strerror(err));
+	fflush(stdout);
+	return -err;
+}
+
+static inline void ulab_die(const char *what)
+{
+	ulab_fail(what);
+	exit(2);
+}
+
+/* Write TEXT to PATH in a single write(2), as the /proc map files require. */
+static inline int ulab_write_file(const char *path, const char *text)
+{
+	ssize_t len = strlen(text), n;
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	close(fd);
+	return n == len ? 0 : -EIO;
+}
+
+/*
+ * Write a map file of process PID ("uid_map", "gid_map" or "setgroups").
+ * Prints what was written and what the kernel answered.
+ */
+static inline int ulab_write_map(pid_t pid, const char *file, const char *map)
+{
+	char path[64], shown[256];
+	size_t i = 0;
+	const char *c;
+	int ret;
+
+	/* shown on one line: the map's lines joined by ", " */
+	for (c = map; *c && i < sizeof(shown) - 3; c++) {
+		if (*c != '\n') {
+			shown[i++] = *c;
+		} else if (c[1]) {
+			shown[i++] = ',';
+			shown[i++] = ' ';
+		}
+	}
+	shown[i] = '\0';
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	ret = ulab_write_file(path, map);
+	if (ret)
+		printf("write %s \"%s\": %s (%s)\n", file, shown,
+		       ulab_errname(-ret), strerror(-ret));
+	else
+		printf("write %s \"%s\": ok\n", file, shown);
+	fflush(stdout);
+	return ret;
+}
+
+/* Print the ids of the calling process, prefixed by WHO. */
+static inline void ulab_print_ids(const char *who)
+{
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	getresuid(&r, &e, &s);
+	getresgid(&rg, &eg, &sg);
+	printf("%s: uid=%u euid=%u suid=%u gid=%u egid=%u sgid=%u\n",
+	       who, r, e, s, rg, eg, sg);
+	fflush(stdout);
+}
+
+/*
+ * A child started with clone(2) that waits for its parent's go-ahead, so the
+ * parent can write its maps first. ulab_spawn() returns the child's pid (or
+ * -errno); ulab_release() lets it run; ulab_wait() returns its exit status.
+ */
+struct ulab_child {
+	int (*fn)(void *arg);
+	void *arg;
+	int gate[2];
+};
+
+static inline int ulab_child_trampoline(void *p)
+{
+	struct ulab_child *c = p;
+	char go;
+
+	close(c->gate[1]);
+	if (read(c->gate[0], &go, 1) != 1)
+		return 3;
+	close(c->gate[0]);
+	return c->fn(c->arg);
+}
+
+static inline pid_t ulab_spawn(struct ulab_child *c, int flags)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+	pid_t pid;
+
+	if (pipe(c->gate))
+		return -errno;
+	pid = clone(ulab_child_trampoline, stack + sizeof(stack),
+		    flags | SIGCHLD, c);
+	if (pid < 0) {
+		int err = errno;
+
+		close(c->gate[0]);
+		close(c->gate[1]);
+		return -err;
+	}
+	close(c->gate[0]);
+	return pid;
+}
+
+static inline void ulab_release(struct ulab_child *c)
+{
+	if (write(c->gate[1], "g", 1) != 1)
+		perror("release");
+	close(c->gate[1]);
+}
+
+static inline int ulab_wait(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFSIGNALED(status)) {
+		printf("child killed by signal %s\n",
+		       sigabbrev_np(WTERMSIG(status)) ?: "?");
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
+/* Parse "UID[:GID]" (GID defaults to UID). Returns 0 on success. */
+static inline int ulab_parse_ids(const char *s, uid_t *uid, gid_t *gid)
+{
+	char *end;
+	unsigned long u = strtoul(s, &end, 10), g = u;
+
+	if (end == s)
+		return -1;
+	if (*end == ':')
+		g = strtoul(end + 1, &end, 10);
+	if (*end)
+		return -1;
+	*uid = u;
+	*gid = g;
+	return 0;
+}
+
+/* Drop every group and become UID/GID (real, effective and saved). */
+static inline int ulab_become(uid_t uid, gid_t gid)
+{
+	if (setgroups(0, NULL) && errno != EPERM)
+		return ulab_fail("setgroups");
+	if (setresgid(gid, gid, gid))
+		return ulab_fail("setresgid");
+	if (setresuid(uid, uid, uid))
+		return ulab_fail("setresuid");
+	return 0;
+}
+
+#endif /* ULAB_H */

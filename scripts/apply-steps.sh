@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Make the tags lab-00, lab-NN-start and lab-NN-done from the patches in
+# kernel-steps/ and solutions/, applied with 'git am -3' on top of 'distro'
+# in a scratch worktree (the student's checkout is never touched). Runs again
+# only when a patch changed.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+need_kernel_tree
+fingerprint() {
+	(cd "$TOP" && for f in kernel-steps/*.patch solutions/*.patch; do
+		[ -e "$f" ] && { echo "$f"; cat "$f"; }
+	done) | sha1sum | cut -c1-40
+}
+want=$(fingerprint)
+have=$(kgit config --get userns-labs.steps || true)
+if [ "$want" = "$have" ] && [ -z "${FORCE:-}" ] && kgit rev-parse -q --verify refs/tags/lab-00 >/dev/null; then
+	exit 0
+fi
+
+info "applying the kernel steps and making the lab tags"
+wt=$BUILD/.apply-worktree
+kgit worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
+kgit worktree prune
+kgit worktree add -q --detach "$wt" distro
+cleanup() { kgit worktree remove --force "$wt" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+# apply PATCH...: git am each, or explain which one failed and why
+apply() {
+	local p out
+	for p in "$@"; do
+		if ! out=$(git -C "$wt" am -q -3 --keep-non-patch "$p" 2>&1); then
+			git -C "$wt" am --abort >/dev/null 2>&1 || true
+			printf '%serror:%s the patch %s does not apply:\n' "$C_RED" "$C_OFF" "${p#"$TOP"/}" >&2
+			printf '%s\n' "$out" | grep -v '^hint:' | head -15 | sed 's/^/    /' >&2
+			printf 'No tag was changed. Fix the patch (or the kernel source version, see kernel-steps/BASE) and run again.\n' >&2
+			exit 1
+		fi
+	done
+}
+
+declare -a tags=()
+shopt -s nullglob
+rewinds=("$TOP"/kernel-steps/00-*.patch)
+apply "${rewinds[@]}"
+tags+=("lab-00 $(git -C "$wt" rev-parse HEAD)")
+
+last=$(last_step)
+while read -r dir; do
+	n=$(lab_num "$dir")
+	[ "$((10#$n))" -gt "$last" ] && last=$((10#$n))
+done < <(lab_dirs)
+for ((k = 1; k <= last; k++)); do
+	n=$(printf '%02d' "$k")
+	apply "$TOP"/kernel-steps/"$n"-*.patch
+	tags+=("lab-$n-start $(git -C "$wt" rev-parse HEAD)")
+	apply "$TOP"/solutions/"$n"-*.patch
+	tags+=("lab-$n-done $(git -C "$wt" rev-parse HEAD)")
+done
+
+for t in "${tags[@]}"; do
+	kgit tag -f "${t% *}" "${t#* }" >/dev/null
+done
+kgit config userns-labs.steps "$want"
+if [ -n "$have" ] && kgit for-each-ref --format='%(refname:short)' 'refs/heads/student/*' | grep -q .; then
+	warn "the lab patches changed since your branches were made; your branches are untouched."
+	warn "to move your work onto the new start, see 'git rebase --onto lab-NN-start' in README.md"
+fi
+info "tags: lab-00 and lab-01..lab-$(printf '%02d' "$last") start/done"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Import Debian's linux-source-6.1 tarball as a git repository (tag 'distro').
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+base_version() { sed -n 's/^version=//p' "$TOP/kernel-steps/BASE"; }
+
+installed_version() {
+	dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo unknown
+}
+
+version_note() {
+	local want have
+	want=$(base_version)
+	have=$(installed_version)
+	if [ "$have" != "$want" ]; then
+		warn "the steps were written on linux-source-6.1 $want; this machine has $have."
+		warn "they are applied with 'git am -3'; if one does not apply, the error names it."
+	fi
+}
+
+# Debian's top-level .gitignore ends in '/*' and '!/debian/', which hides
+# every new file from 'git status'. The commit keeps the file byte for byte;
+# only the working copy drops those two lines, and git is told not to look.
+unhide_new_files() {
+	local gi=$KERNEL_DIR/.gitignore
+	[ -f "$gi" ] || return 0
+	if grep -qx '/\*' "$gi"; then
+		kgit update-index --skip-worktree .gitignore
+		grep -vx -e '/\*' -e '!/debian/' "$gi" >"$gi.new" || true
+		mv "$gi.new" "$gi"
+	fi
+}
+
+if [ -d "$KERNEL_DIR/.git" ] && kgit rev-parse -q --verify refs/tags/distro >/dev/null; then
+	version_note
+	exit 0
+fi
+
+[ -f "$TARBALL" ] || die "$TARBALL not found: install Debian's kernel source with 'apt-get install linux-source-6.1' (or run 'make deps' as root)"
+[ ! -e "$KERNEL_DIR" ] || die "$KERNEL_DIR exists but is not an imported tree (no git tag 'distro'). Move it away, then run again."
+
+version_note
+tmp=$KERNEL_DIR.importing
+rm -rf "$tmp"
+mkdir -p "$tmp"
+info "extracting $TARBALL into $KERNEL_DIR (about 1.5 GB)"
+tar -C "$tmp" --strip-components=1 -xf "$TARBALL"
+info "importing it into git as tag 'distro'"
+git -C "$tmp" init -q -b distro-import
+git -C "$tmp" config user.name "userns-labs student"
+git -C "$tmp" config user.email "student@localhost"
+git -C "$tmp" config gc.auto 0
+git -C "$tmp" config core.untrackedCache true
+git -C "$tmp" add -f -A .
+ver=$(installed_version)
+GIT_AUTHOR_NAME="Debian kernel team" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org" \
+	GIT_AUTHOR_DATE="$GIT_COMMITTER_DATE" \
+	git -C "$tmp" commit -q -m "Debian linux-source-6.1 $ver" \
+	-m "Imported byte for byte from $(basename "$TARBALL") by userns-labs."
+git -C "$tmp" tag distro
+git -C "$tmp" checkout -q --detach distro
+git -C "$tmp" branch -q -D distro-import
+mv "$tmp" "$KERNEL_DIR"
+unhide_new_files
+info "kernel tree ready: $KERNEL_DIR ($(kgit rev-parse --short distro))"

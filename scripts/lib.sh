@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# Common settings and helpers for the userns-labs scripts. Sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+KERNEL_DIR=${KERNEL_DIR:-$BUILD/linux}
+OBJ_DIR=${OBJ_DIR:-$BUILD/obj}
+GUEST_DIR=${GUEST_DIR:-$BUILD/guest}
+LOG_DIR=${LOG_DIR:-$BUILD/logs}
+TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# Fixed identity and dates: the tags made from the same patches get the same
+# commit ids on every machine.
+export GIT_COMMITTER_NAME="userns-labs"
+export GIT_COMMITTER_EMAIL="userns-labs@localhost"
+export GIT_COMMITTER_DATE="2012-12-10T00:00:00+0000"
+
+if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then
+	C_RED=$'\e[31m' C_GRN=$'\e[32m' C_YEL=$'\e[33m' C_BLD=$'\e[1m' C_OFF=$'\e[0m'
+else
+	C_RED='' C_GRN='' C_YEL='' C_BLD='' C_OFF=''
+fi
+
+info() { printf '%s==>%s %s\n' "$C_BLD" "$C_OFF" "$*" >&2; }
+warn() { printf '%swarning:%s %s\n' "$C_YEL" "$C_OFF" "$*" >&2; }
+die() {
+	printf '%serror:%s %s\n' "$C_RED" "$C_OFF" "$*" >&2
+	exit 1
+}
+
+# git in the kernel tree
+kgit() { git -C "$KERNEL_DIR" "$@"; }
+
+# Lab folders, in course order: labs/NN-slug
+lab_dirs() {
+	local d
+	for d in "$TOP"/labs/[0-9][0-9]-*/; do
+		[ -d "$d" ] && printf '%s\n' "${d%/}"
+	done
+}
+
+# lab_dir N -> labs/NN-slug (N may be 1 or 01)
+lab_dir() {
+	local n
+	n=$(printf '%02d' "$((10#$1))")
+	local d
+	for d in "$TOP"/labs/"$n"-*/; do
+		[ -d "$d" ] && { printf '%s\n' "${d%/}"; return 0; }
+	done
+	return 1
+}
+
+# lab_num labs/NN-slug -> NN
+lab_num() { basename "$1" | cut -c1-2; }
+
+# lab_conf N KEY [default]: a value from labs/NN-*/lab.conf
+lab_conf() {
+	local dir key=$2 def=${3:-}
+	dir=$(lab_dir "$1") || return 1
+	(
+		# shellcheck disable=SC1091
+		. "$dir/lab.conf"
+		eval "printf '%s\n' \"\${$key:-\$def}\""
+	)
+}
+
+# The kernel step a lab's check needs (lab.conf NEEDS_STEP, default: its own number).
+lab_needs_step() { lab_conf "$1" NEEDS_STEP "$((10#$1))"; }
+
+# Highest numbered kernel step that exists (kernel-steps/NN-* or solutions/NN-*).
+last_step() {
+	local f n max=0
+	for f in "$TOP"/solutions/[0-9][0-9]-*.patch; do
+		[ -e "$f" ] || continue
+		n=$(basename "$f" | cut -c1-2)
+		[ "$((10#$n))" -gt "$max" ] && max=$((10#$n))
+	done
+	echo "$max"
+}
+
+# The tag a step number stands for: 0 -> lab-00, k -> lab-kk-done
+step_tag() {
+	if [ "$1" -eq 0 ]; then echo lab-00; else printf 'lab-%02d-done\n' "$1"; fi
+}
+
+need_kernel_tree() {
+	[ -d "$KERNEL_DIR/.git" ] || die "no kernel tree at $KERNEL_DIR: run 'make tree' (or 'make lab-1') first"
+}
+
+# Is the kernel work tree clean? Lists what is not, on stdout. Debian's
+# top-level .gitignore hides every top-level entry, so ignored files count too
+# (the build is out of tree: nothing belongs there but the student's work).
+tree_dirt() {
+	kgit status --porcelain --untracked-files=all --ignored=matching 2>/dev/null
+}
+
+require_clean_tree() {
+	local dirt branch
+	dirt=$(tree_dirt)
+	[ -z "$dirt" ] && return 0
+	branch=$(kgit symbolic-ref --short -q HEAD || echo "(detached)")
+	printf '%serror:%s the kernel tree %s has work that is not committed (branch %s):\n' \
+		"$C_RED" "$C_OFF" "$KERNEL_DIR" "$branch" >&2
+	printf '%s\n' "$dirt" | head -20 | sed 's/^/    /' >&2
+	cat >&2 <<EOT
+Nothing was changed. Save your work first, then run the command again:
+    git -C $KERNEL_DIR add -A && git -C $KERNEL_DIR commit -m "my work"   # keep it on $branch
+or  git -C $KERNEL_DIR stash push --include-untracked                      # put it aside
+EOT
+	exit 1
+}
