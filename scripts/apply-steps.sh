@@ -7,10 +7,11 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 need_kernel_tree
+unhide_new_files
 fingerprint() {
-	(cd "$TOP" && for f in kernel-steps/*.patch solutions/*.patch; do
-		[ -e "$f" ] && { echo "$f"; cat "$f"; }
-	done) | sha1sum | cut -c1-40
+	for f in "$STEPS_DIR"/*.patch "$SOLUTIONS_DIR"/*.patch; do
+		[ -e "$f" ] && { basename "$f"; cat "$f"; }
+	done | sha1sum | cut -c1-40
 }
 want=$(fingerprint)
 have=$(kgit config --get userns-labs.steps || true)
@@ -19,7 +20,7 @@ if [ "$want" = "$have" ] && [ -z "${FORCE:-}" ] && kgit rev-parse -q --verify re
 fi
 
 info "applying the kernel steps and making the lab tags"
-wt=$BUILD/.apply-worktree
+wt=$(dirname "$KERNEL_DIR")/.apply-worktree-$(basename "$KERNEL_DIR")
 kgit worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
 kgit worktree prune
 kgit worktree add -q --detach "$wt" distro
@@ -42,7 +43,7 @@ apply() {
 
 declare -a tags=()
 shopt -s nullglob
-rewinds=("$TOP"/kernel-steps/00-*.patch)
+rewinds=("$STEPS_DIR"/00-*.patch)
 apply "${rewinds[@]}"
 tags+=("lab-00 $(git -C "$wt" rev-parse HEAD)")
 
@@ -53,18 +54,22 @@ while read -r dir; do
 done < <(lab_dirs)
 for ((k = 1; k <= last; k++)); do
 	n=$(printf '%02d' "$k")
-	apply "$TOP"/kernel-steps/"$n"-*.patch
+	apply "$STEPS_DIR"/"$n"-*.patch
 	tags+=("lab-$n-start $(git -C "$wt" rev-parse HEAD)")
-	apply "$TOP"/solutions/"$n"-*.patch
+	apply "$SOLUTIONS_DIR"/"$n"-*.patch
 	tags+=("lab-$n-done $(git -C "$wt" rev-parse HEAD)")
 done
 
+moved=""
 for t in "${tags[@]}"; do
-	kgit tag -f "${t% *}" "${t#* }" >/dev/null
+	name=${t% *} new=${t#* }
+	old=$(kgit rev-parse -q --verify "refs/tags/$name" || true)
+	[ -n "$old" ] && [ "$old" != "$new" ] && moved="$moved $name"
+	kgit tag -f "$name" "$new" >/dev/null
 done
 kgit config userns-labs.steps "$want"
-if [ -n "$have" ] && kgit for-each-ref --format='%(refname:short)' 'refs/heads/student/*' | grep -q .; then
-	warn "the lab patches changed since your branches were made; your branches are untouched."
-	warn "to move your work onto the new start, see 'git rebase --onto lab-NN-start' in README.md"
+if [ -n "$moved" ] && kgit for-each-ref --format='%(refname:short)' 'refs/heads/student/*' | grep -q .; then
+	warn "the lab patches changed, and these tags moved:$moved"
+	warn "your branches are untouched; to carry your work onto a new start, see README.md (rebase)"
 fi
 info "tags: lab-00 and lab-01..lab-$(printf '%02d' "$last") start/done"

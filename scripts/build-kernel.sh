@@ -19,7 +19,8 @@ describe=$(kgit describe --tags --always 2>/dev/null || echo unknown)
 branch=$(kgit symbolic-ref --short -q HEAD || true)
 dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
 [ "$(kgit diff HEAD 2>/dev/null | wc -c)" -gt 0 ] || dirt=clean
-export KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
+KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
+export KBUILD_BUILD_VERSION
 
 MAKE=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
 if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then

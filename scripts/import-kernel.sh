@@ -19,19 +19,6 @@ version_note() {
 	fi
 }
 
-# Debian's top-level .gitignore ends in '/*' and '!/debian/', which hides
-# every new file from 'git status'. The commit keeps the file byte for byte;
-# only the working copy drops those two lines, and git is told not to look.
-unhide_new_files() {
-	local gi=$KERNEL_DIR/.gitignore
-	[ -f "$gi" ] || return 0
-	if grep -qx '/\*' "$gi"; then
-		kgit update-index --skip-worktree .gitignore
-		grep -vx -e '/\*' -e '!/debian/' "$gi" >"$gi.new" || true
-		mv "$gi.new" "$gi"
-	fi
-}
-
 if [ -d "$KERNEL_DIR/.git" ] && kgit rev-parse -q --verify refs/tags/distro >/dev/null; then
 	version_note
 	exit 0

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Common settings and helpers for the userns-labs scripts. Sourced, never run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -8,6 +8,8 @@ OBJ_DIR=${OBJ_DIR:-$BUILD/obj}
 GUEST_DIR=${GUEST_DIR:-$BUILD/guest}
 LOG_DIR=${LOG_DIR:-$BUILD/logs}
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps}
+SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Fixed identity and dates: the tags made from the same patches get the same
@@ -71,7 +73,7 @@ lab_needs_step() { lab_conf "$1" NEEDS_STEP "$((10#$1))"; }
 # Highest numbered kernel step that exists (kernel-steps/NN-* or solutions/NN-*).
 last_step() {
 	local f n max=0
-	for f in "$TOP"/solutions/[0-9][0-9]-*.patch; do
+	for f in "$SOLUTIONS_DIR"/[0-9][0-9]-*.patch; do
 		[ -e "$f" ] || continue
 		n=$(basename "$f" | cut -c1-2)
 		[ "$((10#$n))" -gt "$max" ] && max=$((10#$n))
@@ -85,7 +87,7 @@ step_tag() {
 }
 
 need_kernel_tree() {
-	[ -d "$KERNEL_DIR/.git" ] || die "no kernel tree at $KERNEL_DIR: run 'make tree' (or 'make lab-1') first"
+	[ -e "$KERNEL_DIR/.git" ] || die "no kernel tree at $KERNEL_DIR: run 'make tree' (or 'make lab-1') first"
 }
 
 # Is the kernel work tree clean? Lists what is not, on stdout. Debian's
@@ -109,4 +111,17 @@ Nothing was changed. Save your work first, then run the command again:
 or  git -C $KERNEL_DIR stash push --include-untracked                      # put it aside
 EOT
 	exit 1
+}
+
+# Debian's top-level .gitignore ends in '/*' and '!/debian/', which hides
+# every new file from 'git status'. The commit keeps the file byte for byte;
+# only the working copy drops those two lines, and git is told not to look.
+unhide_new_files() {
+	local gi=$KERNEL_DIR/.gitignore
+	[ -f "$gi" ] || return 0
+	if grep -qx '/\*' "$gi"; then
+		kgit update-index --skip-worktree .gitignore
+		grep -vx -e '/\*' -e '!/debian/' "$gi" >"$gi.new" || true
+		mv "$gi.new" "$gi"
+	fi
 }

@@ -136,13 +136,13 @@ static inline int ulab_child_trampoline(void *p)
 
 static inline pid_t ulab_spawn(struct ulab_child *c, int flags)
 {
-	static char stack[256 * 1024] __attribute__((aligned(16)));
+	const size_t size = 256 * 1024;
+	char *stack = malloc(size);	/* malloc aligns to 16 bytes */
 	pid_t pid;
 
-	if (pipe(c->gate))
+	if (!stack || pipe(c->gate))
 		return -errno;
-	pid = clone(ulab_child_trampoline, stack + sizeof(stack),
-		    flags | SIGCHLD, c);
+	pid = clone(ulab_child_trampoline, stack + size, flags | SIGCHLD, c);
 	if (pid < 0) {
 		int err = errno;
 

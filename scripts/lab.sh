@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The student's commands.
+#
+#   lab.sh start N      put the kernel tree on branch student/lab-NN (made
+#                       from tag lab-NN-start the first time), then check
+#   lab.sh check [N]    build, boot, run lab N's check and every earlier one
+#   lab.sh solution N   put the tree on branch solution/lab-NN (the reference
+#                       answer), then check
+#   lab.sh boot         an interactive shell in the guest
+#   lab.sh status       where the tree is and what is not committed
+#
+# Nothing here throws work away: a tree with uncommitted changes is never
+# switched, and existing branches are never reset.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+norm() { # N -> NN, or die
+	case ${1:-} in
+	'' | *[!0-9]*) die "a lab number is needed, e.g. 'make lab-1'" ;;
+	esac
+	printf '%02d' "$((10#$1))"
+}
+
+prepare() {
+	"$TOP/scripts/import-kernel.sh"
+	"$TOP/scripts/apply-steps.sh"
+}
+
+# The lab the tree is on: from the branch name, else from the tag at HEAD.
+current_lab() {
+	local b t
+	b=$(kgit symbolic-ref --short -q HEAD || true)
+	case $b in
+	student/lab-[0-9][0-9] | solution/lab-[0-9][0-9]) echo "${b##*lab-}"; return ;;
+	esac
+	t=$(kgit describe --tags --exact-match HEAD 2>/dev/null || true)
+	case $t in
+	lab-[0-9][0-9]-*) echo "$t" | cut -c5-6; return ;;
+	esac
+	return 1
+}
+
+switch_to() { # BRANCH BASE-TAG
+	local br=$1 tag=$2 cur
+	cur=$(kgit symbolic-ref --short -q HEAD || true)
+	if [ "$cur" = "$br" ]; then
+		info "already on $br"
+		return
+	fi
+	require_clean_tree
+	if kgit rev-parse -q --verify "refs/heads/$br" >/dev/null; then
+		kgit checkout -q "$br"
+		info "on your branch $br again (your commits on it are kept)"
+	else
+		kgit checkout -q -b "$br" "$tag"
+		info "made branch $br from $tag"
+	fi
+}
+
+explain() { # NN: what the lab is about and where to look
+	local n=$1 dir title marks
+	dir=$(lab_dir "$n") || return 0
+	title=$(lab_conf "$n" TITLE)
+	printf '\nLab %s, "%s", is not done yet.\n' "$n" "$title"
+	lab_conf "$n" HINT | fold -s -w 76 | sed 's/^/  /'
+	marks=$(kgit grep -n "LAB $((10#$n)):" 2>/dev/null | cut -d: -f1,2 || true)
+	if [ -n "$marks" ]; then
+		printf '  Look for "LAB %d:" in the kernel tree (%s):\n' "$((10#$n))" "${KERNEL_DIR#"$TOP"/}"
+		printf '%s\n' "$marks" | sed 's/^/      /'
+	fi
+	printf '  The assignment: %s/README.md\n' "${dir#"$TOP"/}"
+}
+
+check() { # [NN]
+	local n=${1:-} labs="" k log rc st failed=0
+	need_kernel_tree
+	[ -n "$n" ] || n=$(current_lab) ||
+		die "cannot tell which lab this tree is on (branch $(kgit symbolic-ref --short -q HEAD || echo detached)): use 'make check LAB=N'"
+	n=$(norm "$n")
+	for ((k = 1; k <= 10#$n; k++)); do
+		lab_dir "$k" >/dev/null && labs="$labs $(printf '%02d' "$k")"
+	done
+	labs=${labs# }
+	"$TOP/scripts/build-kernel.sh"
+	"$TOP/scripts/build-guest.sh"
+	log=$LOG_DIR/check-lab-$n.log
+	info "booting the kernel in QEMU and running the checks of lab(s) $labs"
+	rc=0
+	"$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
+	"$TOP/scripts/ktap.sh" report "$log" "$labs"
+	case $rc in
+	0) ;;
+	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?). Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	4) printf '%sPANIC:%s the kernel panicked. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	6) printf '%sFLOOD:%s the console output was cut at its cap. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	*) printf '%sCRASH:%s the guest stopped before the end of the checks. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	esac
+	while read -r k st _; do
+		[ "$st" = PASS ] && continue
+		failed=1
+		[ "$k" = "$n" ] && explain "$n"
+	done < <("$TOP/scripts/ktap.sh" results "$log" "$labs")
+	if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then
+		printf '\n%sLab %s passes%s, and so does every lab before it.\n' "$C_GRN" "$n" "$C_OFF"
+		return 0
+	fi
+	return 1
+}
+
+cmd=${1:-}
+shift || true
+case $cmd in
+start)
+	n=$(norm "${1:-}")
+	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
+	prepare
+	switch_to "student/lab-$n" "lab-$n-start"
+	[ -n "${NO_CHECK:-}" ] || check "$n"
+	;;
+solution)
+	n=$(norm "${1:-}")
+	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
+	prepare
+	switch_to "solution/lab-$n" "lab-$n-done"
+	[ -n "${NO_CHECK:-}" ] || check "$n"
+	;;
+check) check "${1:-}" ;;
+boot)
+	need_kernel_tree
+	"$TOP/scripts/build-kernel.sh"
+	"$TOP/scripts/build-guest.sh"
+	"$TOP/scripts/run-qemu.sh" --shell
+	;;
+status)
+	need_kernel_tree
+	printf 'kernel tree: %s\nbranch:      %s\nbased on:    %s\nlab:         %s\n' \
+		"$KERNEL_DIR" "$(kgit symbolic-ref --short -q HEAD || echo detached)" \
+		"$(kgit describe --tags 2>/dev/null || echo '?')" "$(current_lab || echo '?')"
+	d=$(tree_dirt)
+	[ -z "$d" ] && echo "work tree:   clean" || { echo "not committed:"; printf '%s\n' "$d" | sed 's/^/    /'; }
+	;;
+*) die "usage: lab.sh start N | check [N] | solution N | boot | status" ;;
+esac

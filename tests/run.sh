@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make test: unit tests, lint, then the staircase and the identity.
+#   tests/run.sh --quick   unit tests and lint only (no kernel build)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+pass=0 fail=0 start=$(date +%s)
+
+run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
+	local name=$1 out rc line
+	shift
+	printf '\n### %s\n' "$name"
+	out=$(mktemp)
+	"$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		printf 'not ok - %s ended without a result (exit %s)\n' "$name" "$rc"
+		fail=$((fail + 1))
+		return
+	fi
+	pass=$((pass + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+	fail=$((fail + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+	[ "$rc" -eq 0 ] || [ "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')" -gt 0 ] ||
+		{ printf 'not ok - %s exited %s\n' "$name" "$rc"; fail=$((fail + 1)); }
+}
+
+run unit "$here/unit.sh"
+if [ "${1:-}" != --quick ]; then
+	"$top/scripts/import-kernel.sh" && "$top/scripts/apply-steps.sh" ||
+		{ echo "not ok - the kernel tree could not be prepared"; fail=$((fail + 1)); }
+fi
+run lint "$here/lint.sh"
+[ "${1:-}" = --quick ] || run staircase "$here/staircase.sh"
+
+printf '\n(make test took %d s)\n' "$(($(date +%s) - start))"
+printf 'total: %d passed, %d failed\n' "$pass" "$fail"
+[ "$fail" -eq 0 ]

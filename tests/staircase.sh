@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The staircase: every step of the course built and booted once, with every
+# lab's check. At lab-00 (step 0), at lab-NN-start (step N-1) and lab-NN-done
+# (step N), the check of lab j passes exactly when the step it needs (its
+# lab.conf NEEDS_STEP, by default j) is reached. Anything else is a failure.
+# Then the identity (the last step gives back Debian's tarball byte for byte)
+# and a kernel that does not compile (the error must be shown).
+#
+# Runs in its own worktree and build directory (build/test): the student's
+# checkout in build/linux is never touched.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../scripts/lib.sh"
+. "$here/lib.sh"
+
+"$TOP/scripts/import-kernel.sh" || exit 1
+"$TOP/scripts/apply-steps.sh" || exit 1
+
+T=$BUILD/test
+export OBJ_DIR=$T/obj GUEST_DIR=$T/guest LOG_DIR=$T/logs
+wt=$T/linux
+mkdir -p "$T" "$LOG_DIR"
+if [ ! -e "$wt/.git" ]; then
+	kgit worktree prune
+	kgit worktree add -q --detach "$wt" lab-00 || die "cannot make the test worktree $wt"
+fi
+main_kernel=$KERNEL_DIR
+export KERNEL_DIR=$wt
+git -C "$wt" checkout -q -f --detach lab-00
+
+"$TOP/scripts/build-guest.sh" >/dev/null || die "the guest initramfs does not build"
+
+labs=""
+while read -r d; do labs="$labs $(lab_num "$d")"; done < <(lab_dirs)
+labs=${labs# }
+last=$(last_step)
+rows="lab-00"
+for ((k = 1; k <= last; k++)); do rows="$rows $(printf 'lab-%02d-start lab-%02d-done' "$k" "$k")"; done
+
+row_step() { # TAG -> the step number it stands for
+	case $1 in
+	lab-00) echo 0 ;;
+	lab-*-start) echo $((10#$(echo "$1" | cut -c5-6) - 1)) ;;
+	lab-*-done) echo $((10#$(echo "$1" | cut -c5-6))) ;;
+	esac
+}
+
+printf '\nstaircase: %s (P pass, . fail, as expected; ! marks a wrong result)\n' "$(echo "$rows" | wc -w) steps"
+printf '%-14s' ""
+for j in $labs; do printf ' %3s' "$j"; done
+printf '\n'
+bad=0
+for tag in $rows; do
+	step=$(row_step "$tag")
+	git -C "$wt" checkout -q -f --detach "$tag"
+	log=$LOG_DIR/staircase-$tag.log
+	printf '%-14s' "$tag"
+	if ! BUILD_LABEL=$tag "$TOP/scripts/build-kernel.sh" >"$LOG_DIR/build-$tag.out" 2>&1; then
+		printf ' BUILD FAILED, see %s\n' "$LOG_DIR/build-$tag.out"
+		bad=$((bad + 1))
+		continue
+	fi
+	rc=0
+	"$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
+	res=$("$TOP/scripts/ktap.sh" results "$log" "$labs")
+	rowbad=0
+	for j in $labs; do
+		st=$(printf '%s\n' "$res" | awk -v j="$j" '$1 == j { print $2 }')
+		need=$(lab_needs_step "$j")
+		if [ "$need" -le "$step" ]; then want=PASS; else want=FAIL; fi
+		got=FAIL
+		[ "$st" = PASS ] && got=PASS
+		cell=.
+		[ "$got" = PASS ] && cell=P
+		if [ "$got" != "$want" ] || { [ "$want" = FAIL ] && [ "$st" != FAIL ]; }; then
+			cell="$cell!"
+			rowbad=1
+		fi
+		printf ' %3s' "$cell"
+	done
+	[ "$rc" -eq 0 ] || { printf '  (boot ended badly: %s)' "$rc"; rowbad=1; }
+	printf '\n'
+	if [ "$rowbad" -ne 0 ]; then
+		bad=$((bad + 1))
+		"$TOP/scripts/ktap.sh" report "$log" "$labs" | sed 's/^/      /'
+		printf '      serial log kept: %s\n' "$log"
+	else
+		rm -f "$log"
+	fi
+done
+if [ "$bad" -eq 0 ]; then
+	t_ok "staircase: every step gives exactly the expected pass/fail row"
+else
+	t_fail "staircase: $bad step(s) gave a wrong row (see above)"
+fi
+
+# --- identity -------------------------------------------------------------
+final=$(step_tag "$last")
+t_expect "identity: $final has the tree of distro" \
+	"$(git -C "$main_kernel" rev-parse 'distro^{tree}')" "$(git -C "$main_kernel" rev-parse "$final^{tree}")"
+git -C "$wt" checkout -q -f --detach "$final"
+ref=$T/tarball
+rm -rf "$ref"
+mkdir -p "$ref"
+tar -C "$ref" --strip-components=1 -xf "$TARBALL"
+if out=$(diff -r --no-dereference -x .git "$ref" "$wt" 2>&1); then
+	t_ok "identity: $final equals $(basename "$TARBALL") byte for byte"
+else
+	t_fail "identity: $final differs from $(basename "$TARBALL")" "$out"
+fi
+rm -rf "$ref"
+
+# --- a kernel that does not compile ---------------------------------------
+printf 'this is not C;\n' >>"$wt/fs/exec.c"
+out=$(BUILD_LABEL=broken "$TOP/scripts/build-kernel.sh" 2>&1)
+rc=$?
+git -C "$wt" checkout -q -f -- fs/exec.c
+t_expect "broken kernel: build-kernel.sh exits 2" 2 "$rc"
+t_grep "broken kernel: the compiler's error is shown with its file" 'fs/exec.c:[0-9]+:[0-9]+: error' "$out"
+t_expect "broken kernel: the error is short (not a wall)" 1 "$([ "$(printf '%s\n' "$out" | wc -l)" -le 50 ] && echo 1 || echo 0)"
+
+t_summary staircase

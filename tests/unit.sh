@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Harness unit tests: no kernel build, no QEMU. Seconds.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+. "$here/lib.sh"
+fx=$here/fixtures
+export NO_COLOR=1
+
+# --- KTAP parsing -------------------------------------------------------
+k() { "$top/scripts/ktap.sh" "$@"; }
+t_expect "ktap: a pass and a fail, kernel noise skipped" "01 PASS 2 2
+02 FAIL 1 2" "$(k results "$fx/ktap/pass-fail.log" "01 02")"
+t_grep "ktap: the report shows the failed point's errno" \
+	'clone: EPERM' "$(k report "$fx/ktap/pass-fail.log" "01 02")"
+t_expect "ktap: a panicked guest leaves its labs MISSING" "01 MISSING 0 0
+02 MISSING 0 0" "$(k results "$fx/ktap/panic.log" "01 02")"
+t_grep "ktap: the report quotes the oops" 'Oops: 0002' "$(k report "$fx/ktap/panic.log" "01")"
+t_expect "ktap: fewer results than planned is a FAIL" "01 FAIL 1 3" \
+	"$(k results "$fx/ktap/short-plan.log" "01")"
+t_expect "ktap: a check that timed out" "01 TIMEOUT 1 3" "$(k results "$fx/ktap/timeout.log" "01")"
+t_expect "ktap: garbage gives MISSING, not a crash" "01 MISSING 0 0" \
+	"$(k results "$fx/ktap/garbage.log" "01")"
+
+# --- a fake kernel tree: branches, dirty trees, patches ------------------
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mk_fake_tree() { # DIR: a git repo shaped like the imported tree, tag distro
+	mkdir -p "$1/fs" "$1/debian"
+	printf 'int exec(void)\n{\n\treturn 0;\n}\n' >"$1/fs/exec.c"
+	printf '/*\n!/debian/\n' >"$1/.gitignore"
+	echo d >"$1/debian/changelog"
+	git -C "$1" init -q
+	git -C "$1" add -f -A
+	git -C "$1" -c user.name=t -c user.email=t@t commit -qm distro
+	git -C "$1" tag distro
+	git -C "$1" config user.name student
+	git -C "$1" config user.email student@localhost
+}
+export KERNEL_DIR=$tmp/linux STEPS_DIR=$fx/fake-steps/kernel-steps SOLUTIONS_DIR=$fx/fake-steps/solutions
+export NO_CHECK=1 BUILD=$tmp
+mk_fake_tree "$KERNEL_DIR"
+g() { git -C "$KERNEL_DIR" "$@"; }
+
+out=$("$top/scripts/apply-steps.sh" 2>&1)
+t_expect "steps: tags made" "distro lab-00 lab-01-done lab-01-start" "$(g tag | tr '\n' ' ' | sed 's/ $//')"
+t_expect "steps: the last solution gives back distro (identity)" \
+	"$(g rev-parse 'distro^{tree}')" "$(g rev-parse 'lab-01-done^{tree}')"
+
+out=$("$top/scripts/lab.sh" start 1 2>&1)
+t_expect "lab-1: on branch student/lab-01" student/lab-01 "$(g symbolic-ref --short HEAD)"
+
+echo "my work" >>"$KERNEL_DIR/fs/exec.c"
+echo "new" >"$KERNEL_DIR/fs/mine.c"
+before=$(sha1sum "$KERNEL_DIR/fs/exec.c")
+out=$("$top/scripts/lab.sh" solution 1 2>&1)
+rc=$?
+t_expect "dirty tree: solution-1 refuses (exit 1)" 1 "$rc"
+t_grep "dirty tree: says what is not committed, new files too" 'fs/mine.c' "$out"
+t_grep "dirty tree: says how to save the work" 'git .* commit|stash' "$out"
+t_expect "dirty tree: the change is still there" "$before" "$(sha1sum "$KERNEL_DIR/fs/exec.c")"
+t_expect "dirty tree: still on the student branch" student/lab-01 "$(g symbolic-ref --short HEAD)"
+
+g add -A && g commit -qm "my work"
+mine=$(g rev-parse HEAD)
+out=$("$top/scripts/lab.sh" solution 1 2>&1)
+t_expect "solution-1: on branch solution/lab-01 at lab-01-done ($out)" \
+	"$(g rev-parse lab-01-done)" "$(g rev-parse HEAD)"
+"$top/scripts/lab.sh" start 1 >/dev/null 2>&1
+t_expect "lab-1 again: back on the student's own commit" "$mine" "$(g rev-parse HEAD)"
+
+tags_before=$(g show-ref --tags)
+out=$(STEPS_DIR=$fx/fake-steps/bad-steps FORCE=1 "$top/scripts/apply-steps.sh" 2>&1)
+rc=$?
+t_expect "bad patch: apply-steps fails" 1 "$rc"
+t_grep "bad patch: the message names the patch" 'bad-steps/00-01-rewind.patch does not apply' "$out"
+t_grep "bad patch: and the file" 'fs/exec.c' "$out"
+t_expect "bad patch: no tag was moved" "$tags_before" "$(g show-ref --tags)"
+t_expect "bad patch: the student's branch is untouched" "$mine" "$(g rev-parse student/lab-01)"
+
+out=$("$top/scripts/lab.sh" start 7 2>&1)
+t_grep "no such lab: a clear error" 'there is no lab 07' "$out"
+
+# --- guest-side KTAP helpers ---------------------------------------------
+out=$(sh -c ". '$top/guest-rootfs/lib/ktap.sh'; ktap_plan 2; expect one 'x=1*' echo x=12; expect two 'y' sh -c 'echo nope; exit 3'; ktap_done" 2>&1)
+rc=$?
+t_expect "guest ktap.sh: exit 1 when a point fails" 1 "$rc"
+t_grep "guest ktap.sh: ok line" '^ok 1 one$' "$out"
+t_grep "guest ktap.sh: not ok line with the output as diagnostics" '^# nope$' "$out"
+
+t_summary unit
