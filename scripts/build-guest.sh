@@ -58,4 +58,4 @@ done < <(lab_dirs)
 	cpio --quiet -o -H newc -R 0:0 >"$GUEST_DIR/initramfs.cpio.tmp")
 mv "$GUEST_DIR/initramfs.cpio.tmp" "$GUEST_DIR/initramfs.cpio"
 chown 1000:1000 "$root/home/student" 2>/dev/null || true
-info "initramfs: ${GUEST_DIR#"$TOP"/}/initramfs.cpio ($(du -k "$GUEST_DIR/initramfs.cpio" | cut -f1) KiB, $(find "$TOP/labs" -name check | wc -l) lab checks)"
+info "initramfs: ${GUEST_DIR#"$TOP"/}/initramfs.cpio ($(du -k "$GUEST_DIR/initramfs.cpio" | cut -f1) KiB, $(lab_dirs | wc -l) labs)"

@@ -10,6 +10,7 @@ LOG_DIR=${LOG_DIR:-$BUILD/logs}
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps}
 SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
+LABS_DIR=${LABS_DIR:-$TOP/labs}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Fixed identity and dates: the tags made from the same patches get the same
@@ -37,7 +38,7 @@ kgit() { git -C "$KERNEL_DIR" "$@"; }
 # Lab folders, in course order: labs/NN-slug
 lab_dirs() {
 	local d
-	for d in "$TOP"/labs/[0-9][0-9]-*/; do
+	for d in "$LABS_DIR"/[0-9][0-9]-*/; do
 		[ -d "$d" ] && printf '%s\n' "${d%/}"
 	done
 }
@@ -47,7 +48,7 @@ lab_dir() {
 	local n
 	n=$(printf '%02d' "$((10#$1))")
 	local d
-	for d in "$TOP"/labs/"$n"-*/; do
+	for d in "$LABS_DIR"/"$n"-*/; do
 		[ -d "$d" ] && { printf '%s\n' "${d%/}"; return 0; }
 	done
 	return 1
