@@ -36,7 +36,7 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: i
 accel=(-accel tcg)
 [ -n "${USERNS_KVM:-}" ] && accel=(-accel kvm -cpu host)
 append="console=ttyS0 loglevel=4 panic=-1 rdinit=/init labs.mode=$mode"
-append="$append labs.timeout=$check_timeout labs.run=$(echo "$labs" | tr ' ' ',')"
+append="$append labs.timeout=$check_timeout labs.run=$(echo "$labs" | tr ' ' ',') ${QEMU_APPEND:-}"
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${GUEST_MEM:-256}" -smp 1
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-no-reboot -nic none)

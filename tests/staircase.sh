@@ -119,4 +119,16 @@ t_expect "broken kernel: build-kernel.sh exits 2" 2 "$rc"
 t_grep "broken kernel: the compiler's error is shown with its file" 'fs/exec.c:[0-9]+:[0-9]+: error' "$out"
 t_expect "broken kernel: the error is short (not a wall)" 1 "$([ "$(printf '%s\n' "$out" | wc -l)" -le 50 ] && echo 1 || echo 0)"
 
+# --- a guest that panics, one that hangs ----------------------------------
+git -C "$wt" checkout -q -f --detach "$final"
+BUILD_LABEL=$final "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+rc=0
+QEMU_APPEND="rdinit=/nope init=/nope" "$TOP/scripts/run-qemu.sh" --labs 01 --log "$LOG_DIR/panic.log" || rc=$?
+t_expect "panic: run-qemu.sh reports PANIC (exit 4)" 4 "$rc"
+t_grep "panic: the serial log keeps the panic message" 'Kernel panic' "$(cat "$LOG_DIR/panic.log")"
+rc=0
+QEMU_APPEND="labs.mode=hang" "$TOP/scripts/run-qemu.sh" --labs 01 --timeout 8 --log "$LOG_DIR/hang.log" || rc=$?
+t_expect "hang: run-qemu.sh reports TIMEOUT (exit 3) after its timeout" 3 "$rc"
+t_expect "hang: the lab is MISSING, not passed" "01 MISSING 0 0" "$("$TOP/scripts/ktap.sh" results "$LOG_DIR/hang.log" 01)"
+
 t_summary staircase

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Figures, not assertions: how long the things a student waits for take.
+#   cold    import + steps + first build (empty ccache) + boot + lab 1 result
+#   edit    change one kernel .c file, rebuild, repack, boot, check (x3)
+#   boot    boot to the end of the KTAP output (x5)
+#   stair   the staircase and identity test (tests/staircase.sh)
+# Everything happens under build/bench, with its own ccache: the student's
+# tree and cache are not touched. BENCH="edit boot" picks a subset.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+what=${BENCH:-cold edit boot stair}
+B=$BUILD/bench
+mkdir -p "$B"
+export BUILD=$B KERNEL_DIR=$B/linux OBJ_DIR=$B/obj GUEST_DIR=$B/guest LOG_DIR=$B/logs
+export CCACHE_DIR=$B/ccache NO_COLOR=1
+declare -a rows=()
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+median() { tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+if [[ " $what " == *" cold "* ]]; then
+	info "bench: cold start (empty ccache, fresh import)"
+	rm -rf "$KERNEL_DIR" "$OBJ_DIR" "$GUEST_DIR" "$CCACHE_DIR"
+	t0=$(now)
+	"$TOP/scripts/import-kernel.sh"
+	"$TOP/scripts/apply-steps.sh"
+	t1=$(now)
+	kgit checkout -q -b student/lab-01 lab-01-start
+	"$TOP/scripts/lab.sh" check 1 >/dev/null 2>&1 || true
+	t2=$(now)
+	rows+=("cold: import + tags|$(secs "$t0" "$t1") s")
+	rows+=("cold: first build + boot + lab 1 result|$(secs "$t1" "$t2") s")
+	rows+=("cold: total to first lab result|$(secs "$t0" "$t2") s")
+fi
+
+if [[ " $what " == *" edit "* ]]; then
+	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
+	kgit checkout -q -f student/lab-01 2>/dev/null || kgit checkout -q -f -B student/lab-01 lab-01-start
+	"$TOP/scripts/lab.sh" check 1 >/dev/null 2>&1 || true
+	ts=""
+	for i in 1 2 3; do
+		printf '/* bench edit %s */\n' "$i" >>"$KERNEL_DIR/fs/exec.c"
+		t0=$(now)
+		"$TOP/scripts/lab.sh" check 1 >/dev/null 2>&1 || true
+		ts="$ts $(secs "$t0" "$(now)")"
+	done
+	kgit checkout -q -- fs/exec.c
+	rows+=("edit fs/exec.c -> rebuild -> boot -> check (median of 3)|$(echo "$ts" | median) s  ($ts )")
+fi
+
+if [[ " $what " == *" boot "* ]]; then
+	[ -f "$OBJ_DIR/arch/x86/boot/bzImage" ] || die "run the cold bench first (BENCH=cold)"
+	ts=""
+	for i in 1 2 3 4 5; do
+		t0=$(now)
+		"$TOP/scripts/run-qemu.sh" --labs "$(lab_dirs | while read -r d; do lab_num "$d"; done | tr '\n' ' ')" \
+			--log "$LOG_DIR/bench-boot.log" || true
+		ts="$ts $(secs "$t0" "$(now)")"
+	done
+	rows+=("boot + all checks to end of KTAP (median of 5)|$(echo "$ts" | median) s  ($ts )")
+fi
+
+if [[ " $what " == *" stair "* ]]; then
+	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
+	t0=$(now)
+	"$TOP/tests/staircase.sh" >"$LOG_DIR/bench-staircase.out" 2>&1 || warn "the staircase failed (see $LOG_DIR/bench-staircase.out)"
+	rows+=("staircase + identity, $(grep -c '^lab-' "$LOG_DIR/bench-staircase.out") steps (warm ccache)|$(secs "$t0" "$(now)") s")
+fi
+
+printf '\nuserns-labs bench on %s (%s cores, TCG)\n' "$(uname -n)" "$(nproc)"
+for r in "${rows[@]}"; do
+	printf '  %-58s %s\n' "${r%%|*}" "${r#*|}"
+done
