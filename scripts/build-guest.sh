@@ -52,6 +52,7 @@ chmod 755 "$root/init"
 while read -r dir; do
 	mkdir -p "$root/labs/$(basename "$dir")"
 	cp "$dir/check" "$root/labs/$(basename "$dir")/check"
+	[ -f "$dir/demo.sh" ] && cp "$dir/demo.sh" "$root/labs/$(basename "$dir")/demo.sh"
 done < <(lab_dirs)
 
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |

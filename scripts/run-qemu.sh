@@ -3,6 +3,7 @@
 #
 #   run-qemu.sh --labs "01 02" [--log FILE] [--timeout S]   run checks, KTAP in FILE
 #   run-qemu.sh --shell                                     interactive shell
+#   run-qemu.sh --demo --labs "01" [--log FILE]             run labs/NN/demo.sh
 #
 # In check mode the exit status says how the boot ended: 0 the guest finished
 # its checks, 3 TIMEOUT (hang), 4 PANIC, 5 the guest stopped before the end
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift ;;
 	--initrd) initrd=$2; shift ;;
 	--shell) mode=shell ;;
+	--demo) mode=demo ;;
 	*) die "run-qemu.sh: unknown argument '$1'" ;;
 	esac
 	shift
