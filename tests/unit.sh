@@ -38,6 +38,7 @@ mk_fake_tree() { # DIR: a git repo shaped like the imported tree, tag distro
 	git -C "$1" config user.email student@localhost
 }
 export KERNEL_DIR=$tmp/linux STEPS_DIR=$fx/fake-steps/kernel-steps SOLUTIONS_DIR=$fx/fake-steps/solutions
+export LABS_DIR=$fx/fake-steps/labs
 export NO_CHECK=1 BUILD=$tmp
 mk_fake_tree "$KERNEL_DIR"
 g() { git -C "$KERNEL_DIR" "$@"; }
@@ -80,6 +81,7 @@ t_expect "bad patch: the student's branch is untouched" "$mine" "$(g rev-parse s
 
 out=$("$top/scripts/lab.sh" start 7 2>&1)
 t_grep "no such lab: a clear error" 'there is no lab 07' "$out"
+t_expect "no such lab: no branch made" "" "$(g branch --list 'student/lab-07')"
 
 # --- guest-side KTAP helpers ---------------------------------------------
 out=$(sh -c ". '$top/guest-rootfs/lib/ktap.sh'; ktap_plan 2; expect one 'x=1*' echo x=12; expect two 'y' sh -c 'echo nope; exit 3'; ktap_done" 2>&1)
@@ -87,5 +89,19 @@ rc=$?
 t_expect "guest ktap.sh: exit 1 when a point fails" 1 "$rc"
 t_grep "guest ktap.sh: ok line" '^ok 1 one$' "$out"
 t_grep "guest ktap.sh: not ok line with the output as diagnostics" '^# nope$' "$out"
+
+# --- the course map is generated from lab.conf ---------------------------
+unset KERNEL_DIR STEPS_DIR SOLUTIONS_DIR BUILD LABS_DIR
+if diff -u "$top/labs/README.md" <("$top/scripts/course-map.sh") >/dev/null; then
+	t_ok "labs/README.md is the current course map"
+else
+	t_fail "labs/README.md is out of date: run 'make course-map'"
+fi
+for d in "$top"/labs/[0-9][0-9]-*/; do
+	miss=""
+	for f in README.md lab.conf check; do [ -f "$d/$f" ] || miss="$miss $f"; done
+	for k in TITLE SERIES FILES POINTS HINT; do grep -q "^$k=" "$d/lab.conf" 2>/dev/null || miss="$miss $k"; done
+	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf (with its keys) and check"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
+done
 
 t_summary unit

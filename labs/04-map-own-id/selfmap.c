@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * selfmap - map your own uid and gid into a user namespace you created.
+ *
+ *	selfmap [FILE=TEXT]...
+ *
+ * Run it as an ordinary user (runas 1000 selfmap). It clones a child into a
+ * new user namespace, then writes, from outside and in the order given, each
+ * TEXT to /proc/CHILD/FILE (FILE is uid_map, gid_map or setgroups; map lines
+ * are separated by ','). Without arguments it does what an unprivileged
+ * container tool does:
+ *
+ *	uid_map="0 UID 1" setgroups=deny gid_map="0 GID 1"
+ *
+ * The child then prints its ids as seen inside, the state of its setgroups
+ * file, and what setgroups(2) answers.
+ */
+#include "../lib/ulab.h"
+
+static char uid_map[32], gid_map[32], deny[] = "setgroups=deny";
+static char * const defaults[] = { uid_map, deny, gid_map, NULL };
+
+static int child_main(void *unused)
+{
+	char buf[32] = "";
+	int fd;
+
+	printf("uid inside: %u\n", (unsigned int)getuid());
+	printf("gid inside: %u\n", (unsigned int)getgid());
+	fd = open("/proc/self/setgroups", O_RDONLY);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		close(fd);
+		printf("setgroups file inside: %s\n", buf);
+	}
+	if (setgroups(0, NULL))
+		ulab_fail("setgroups inside");
+	else
+		printf("setgroups inside: ok\n");
+	fflush(stdout);
+	return 0;
+}
+
+static void commas_to_newlines(char *s)
+{
+	for (; *s; s++)
+		if (*s == ',')
+			*s = '\n';
+}
+
+int main(int argc, char **argv)
+{
+	struct ulab_child child = { .fn = child_main };
+	char * const *writes = argv + 1;
+	pid_t pid;
+
+	snprintf(uid_map, sizeof(uid_map), "uid_map=0 %u 1",
+		 (unsigned int)geteuid());
+	snprintf(gid_map, sizeof(gid_map), "gid_map=0 %u 1",
+		 (unsigned int)getegid());
+	if (argc < 2)
+		writes = defaults;
+
+	printf("outside: uid %u gid %u\n", (unsigned int)geteuid(),
+	       (unsigned int)getegid());
+	fflush(stdout);
+	pid = ulab_spawn(&child, CLONE_NEWUSER);
+	if (pid < 0) {
+		errno = -pid;
+		ulab_die("clone(CLONE_NEWUSER)");
+	}
+	for (; *writes; writes++) {
+		char *eq = strchr(*writes, '=');
+
+		if (!eq) {
+			fprintf(stderr, "usage: %s [FILE=TEXT]...\n", argv[0]);
+			kill(pid, SIGKILL);
+			ulab_wait(pid);
+			return 2;
+		}
+		*eq = '\0';
+		commas_to_newlines(eq + 1);
+		ulab_write_map(pid, *writes, eq + 1);
+	}
+	ulab_release(&child);
+	return ulab_wait(pid);
+}
