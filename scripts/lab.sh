@@ -93,7 +93,7 @@ check() { # [NN]
 	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?). Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	4) printf '%sPANIC:%s the kernel panicked. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	6) printf '%sFLOOD:%s the console output was cut at its cap. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	*) printf '%sCRASH:%s the guest stopped before the end of the checks. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	esac
 	while read -r k st _; do
 		[ "$st" = PASS ] && continue

@@ -52,7 +52,11 @@ expect() {
 	else
 		ktap_not_ok "$_name"
 		ktap_diag "expected a line matching: $_pat"
-		ktap_diag "got (exit $_rc):"
+		if [ "$_rc" -gt 128 ] && [ "$_rc" -lt 160 ]; then
+			ktap_diag "got (killed by signal SIG$(kill -l $((_rc - 128)) 2>/dev/null || echo $((_rc - 128)))):"
+		else
+			ktap_diag "got (exit $_rc):"
+		fi
 		ktap_diag "$_out"
 	fi
 }
