@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * idmap-opener - read and write /proc/PID/{uid,gid,projid}_map through
+ * descriptors opened in one user namespace and used in another.
+ *
+ *	idmap-opener [-r] [-w]
+ *
+ * Run as root. With -r (reading), two sibling user namespaces are made:
+ * A with the maps "0 100000 1000" and B with "0 200000 1000". A's map files
+ * are then read:
+ *
+ *   opened outside, read in B     the parent opens, B reads
+ *   opened in B, read outside     B opens, the parent reads
+ *   opened in A, read in B        A opens its own file, B reads
+ *   opened in B, read in B        B opens and reads (for comparison)
+ *
+ * Descriptors travel over unix sockets (SCM_RIGHTS).
+ *
+ * With -w (writing), the parent makes a namespace C ("0 100000 1000"), whose
+ * root makes a grandchild G. The initial root, which holds every capability
+ * over G, opens G's map files and tries to write them; then C, G's parent,
+ * writes them.
+ *
+ * Without options both parts run.
+ */
+#include "../lib/ulab.h"
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+static const char *const files[] = { "uid_map", "gid_map", "projid_map" };
+#define NFILES 3
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+static int send_int(int sock, int v)
+{
+	return write(sock, &v, sizeof(v)) == sizeof(v) ? 0 : -1;
+}
+
+static int recv_int(int sock)
+{
+	int v;
+
+	return read(sock, &v, sizeof(v)) == sizeof(v) ? v : -1;
+}
+
+/* Print "WHAT: first lower count" for each line of FD, spaces collapsed. */
+static void show_map(const char *what, int fd)
+{
+	char buf[4096], *line, *save;
+	unsigned int first, lower, count;
+	ssize_t n;
+
+	if (fd < 0) {
+		printf("%s: no descriptor\n", what);
+		fflush(stdout);
+		return;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0) {
+		ulab_fail(what);
+		return;
+	}
+	buf[n] = '\0';
+	if (!n)
+		printf("%s: (empty)\n", what);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %u %u", &first, &lower, &count) == 3)
+			printf("%s: %u %u %u\n", what, first, lower, count);
+	fflush(stdout);
+}
+
+static int open_map(pid_t pid, const char *file, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	return open(path, flags);
+}
+
+static int write_maps(pid_t pid, const char *map)
+{
+	int i;
+
+	for (i = 0; i < NFILES; i++)
+		if (ulab_write_map(pid, files[i], map))
+			return -1;
+	return 0;
+}
+
+/* ---- reading: two siblings, A and B ---- */
+
+static int sock_a[2], sock_b[2];
+static pid_t pid_a;
+
+static int sibling_a(void *unused)
+{
+	int i, fd;
+
+	close(sock_a[0]);
+	if (ulab_become(0, 0))
+		return 2;
+	for (i = 0; i < NFILES; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/proc/self/%s", files[i]);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || send_fd(sock_a[1], fd))
+			return ulab_fail("A: pass a descriptor") ? 1 : 0;
+		close(fd);
+	}
+	/* stay alive while the others look at our maps */
+	recv_int(sock_a[1]);
+	return 0;
+}
+
+static int sibling_b(void *unused)
+{
+	char what[96];
+	int i, fd;
+
+	close(sock_b[0]);
+	if (ulab_become(0, 0))
+		return 2;
+	for (i = 0; i < NFILES; i++) {
+		fd = open_map(pid_a, files[i], O_RDONLY);
+		if (fd < 0 || send_fd(sock_b[1], fd))
+			return ulab_fail("B: pass a descriptor") ? 1 : 0;
+		close(fd);
+		fd = open_map(pid_a, files[i], O_RDONLY);
+		snprintf(what, sizeof(what), "%s of A, opened in B, read in B",
+			 files[i]);
+		show_map(what, fd);
+		close(fd);
+	}
+	for (i = 0; i < NFILES; i++) {
+		fd = recv_fd(sock_b[1]);
+		snprintf(what, sizeof(what),
+			 "%s of A, opened outside, read in B", files[i]);
+		show_map(what, fd);
+		close(fd);
+		fd = recv_fd(sock_b[1]);
+		snprintf(what, sizeof(what), "%s of A, opened in A, read in B",
+			 files[i]);
+		show_map(what, fd);
+		close(fd);
+	}
+	return 0;
+}
+
+static int reading(void)
+{
+	struct ulab_child a = { .fn = sibling_a }, b = { .fn = sibling_b };
+	int fds_a[NFILES], i, fd;
+	char what[96];
+	pid_t pid_b;
+
+	printf("sibling namespaces A and B, children of this one\n");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_a) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sock_b))
+		ulab_die("socketpair");
+	pid_a = ulab_spawn(&a, CLONE_NEWUSER);
+	if (pid_a < 0) {
+		errno = -pid_a;
+		ulab_die("clone(CLONE_NEWUSER) A");
+	}
+	close(sock_a[1]);
+	printf("A is process %d\n", (int)pid_a);
+	if (write_maps(pid_a, "0 100000 1000"))
+		return 2;
+	ulab_release(&a);
+	for (i = 0; i < NFILES; i++)
+		fds_a[i] = recv_fd(sock_a[0]);
+
+	pid_b = ulab_spawn(&b, CLONE_NEWUSER);
+	if (pid_b < 0) {
+		errno = -pid_b;
+		ulab_die("clone(CLONE_NEWUSER) B");
+	}
+	close(sock_b[1]);
+	printf("B is process %d\n", (int)pid_b);
+	if (write_maps(pid_b, "0 200000 1000"))
+		return 2;
+	ulab_release(&b);
+
+	for (i = 0; i < NFILES; i++) {
+		fd = recv_fd(sock_b[0]);
+		snprintf(what, sizeof(what), "%s of A, opened in B, read outside",
+			 files[i]);
+		show_map(what, fd);
+		close(fd);
+	}
+	for (i = 0; i < NFILES; i++) {
+		fd = open_map(pid_a, files[i], O_RDONLY);
+		snprintf(what, sizeof(what),
+			 "%s of A, opened outside, read outside", files[i]);
+		show_map(what, fd);
+		close(fd);
+		fd = open_map(pid_a, files[i], O_RDONLY);
+		if (fd < 0 || send_fd(sock_b[0], fd) ||
+		    send_fd(sock_b[0], fds_a[i]))
+			ulab_fail("pass a descriptor to B");
+		close(fd);
+		close(fds_a[i]);
+	}
+	ulab_wait(pid_b);
+	send_int(sock_a[0], 0);
+	ulab_wait(pid_a);
+	close(sock_a[0]);
+	close(sock_b[0]);
+	return 0;
+}
+
+/* ---- writing: the grandparent and the parent of G ---- */
+
+static int sock_c[2];
+
+static int grandchild(void *unused)
+{
+	ulab_print_ids("G, inside");
+	return 0;
+}
+
+static int middle_c(void *unused)
+{
+	struct ulab_child g = { .fn = grandchild };
+	char what[64];
+	pid_t pid_g;
+	int i, fd;
+
+	close(sock_c[0]);
+	if (ulab_become(0, 0))
+		return 2;
+	/*
+	 * Changing uid made this process undumpable, and its /proc files
+	 * (and G's, which inherits the flag) would belong to the initial
+	 * root: C could not open G's maps for writing.
+	 */
+	prctl(PR_SET_DUMPABLE, 1);
+	pid_g = ulab_spawn(&g, CLONE_NEWUSER);
+	if (pid_g < 0) {
+		errno = -pid_g;
+		return ulab_fail("C: clone(CLONE_NEWUSER) G") ? 1 : 0;
+	}
+	printf("G is process %d, a child of C\n", (int)pid_g);
+	fflush(stdout);
+	send_int(sock_c[1], pid_g);
+	recv_int(sock_c[1]);	/* the grandparent has had its turn */
+
+	for (i = 0; i < NFILES; i++) {
+		snprintf(what, sizeof(what), "write %s of G from its parent C",
+			 files[i]);
+		fd = open_map(pid_g, files[i], O_WRONLY);
+		if (fd < 0) {
+			ulab_fail(what);
+			continue;
+		}
+		if (write(fd, "0 0 1\n", 6) == 6)
+			printf("%s: ok\n", what);
+		else
+			ulab_fail(what);
+		fflush(stdout);
+		close(fd);
+	}
+	ulab_release(&g);
+	ulab_wait(pid_g);
+	return 0;
+}
+
+static int writing(void)
+{
+	struct ulab_child c = { .fn = middle_c };
+	char what[80];
+	pid_t pid_c, pid_g;
+	int i, fd;
+
+	printf("C a child of this namespace, G a child of C\n");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_c))
+		ulab_die("socketpair");
+	pid_c = ulab_spawn(&c, CLONE_NEWUSER);
+	if (pid_c < 0) {
+		errno = -pid_c;
+		ulab_die("clone(CLONE_NEWUSER) C");
+	}
+	close(sock_c[1]);
+	printf("C is process %d\n", (int)pid_c);
+	if (write_maps(pid_c, "0 100000 1000"))
+		return 2;
+	ulab_release(&c);
+	pid_g = recv_int(sock_c[0]);
+	if (pid_g <= 0) {
+		printf("C did not make G\n");
+		return 2;
+	}
+	for (i = 0; i < NFILES; i++) {
+		snprintf(what, sizeof(what),
+			 "write %s of G from the initial namespace", files[i]);
+		fd = open_map(pid_g, files[i], O_WRONLY);
+		if (fd < 0) {
+			ulab_fail(what);
+			continue;
+		}
+		if (write(fd, "0 0 1\n", 6) == 6)
+			printf("%s: ok\n", what);
+		else
+			ulab_fail(what);
+		fflush(stdout);
+		close(fd);
+	}
+	send_int(sock_c[0], 0);
+	ulab_wait(pid_c);
+	close(sock_c[0]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int opt, r = 0, w = 0, ret = 0;
+
+	while ((opt = getopt(argc, argv, "rw")) != -1) {
+		switch (opt) {
+		case 'r':
+			r = 1;
+			break;
+		case 'w':
+			w = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-r] [-w]\n", argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!r && !w)
+		r = w = 1;
+	if (r)
+		ret |= reading();
+	if (w)
+		ret |= writing();
+	return ret;
+}
