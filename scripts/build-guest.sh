@@ -55,6 +55,13 @@ while read -r dir; do
 	[ -f "$dir/demo.sh" ] && cp "$dir/demo.sh" "$root/labs/$(basename "$dir")/demo.sh"
 done < <(lab_dirs)
 
+# Extra files for a special run (the conformance selftests): GUEST_EXTRA=DIR
+# is copied over the root as it is.
+if [ -n "${GUEST_EXTRA:-}" ]; then
+	[ -d "$GUEST_EXTRA" ] || die "GUEST_EXTRA=$GUEST_EXTRA is not a directory"
+	cp -a "$GUEST_EXTRA"/. "$root"/
+fi
+
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0 >"$GUEST_DIR/initramfs.cpio.tmp")
 mv "$GUEST_DIR/initramfs.cpio.tmp" "$GUEST_DIR/initramfs.cpio"

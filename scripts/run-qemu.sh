@@ -4,6 +4,7 @@
 #   run-qemu.sh --labs "01 02" [--log FILE] [--timeout S]   run checks, KTAP in FILE
 #   run-qemu.sh --shell                                     interactive shell
 #   run-qemu.sh --demo --labs "01" [--log FILE]             run labs/NN/demo.sh
+#   run-qemu.sh --script /path/in/guest [--log FILE]        run one guest script
 #
 # In check mode the exit status says how the boot ended: 0 the guest finished
 # its checks, 3 TIMEOUT (hang), 4 PANIC, 5 REBOOT (the guest reset or stopped
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$2; shift ;;
 	--shell) mode=shell ;;
 	--demo) mode=demo ;;
+	--script) mode=script; QEMU_APPEND="${QEMU_APPEND:-} labs.script=$2"; shift ;;
 	*) die "run-qemu.sh: unknown argument '$1'" ;;
 	esac
 	shift
