@@ -6,7 +6,7 @@ S := scripts
 # As root, missing Debian packages are installed; otherwise their apt line is shown.
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status test test-quick lint bench clean
+.PHONY: help deps tree build guest check boot status test test-quick lint bench course-map clean grade grade-all book book-pdf book-captures
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -53,5 +53,26 @@ lint: ## shellcheck the scripts, checkpatch the patches and demos
 bench: ## time the cold build, the edit-rebuild-boot-check loop, a boot, the staircase
 	@$(S)/bench.sh
 
+grade: ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
+	@$(S)/grade.sh "$(SUB)" $(LAB)
+
+grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N (resumable)
+	@$(S)/grade.sh --all "$(DIR)" $(LAB)
+
+install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel
+	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1
+
+book: ## render the book: build/book/index.html and build/book/userns-labs.epub
+	@$(S)/book.sh
+
+book-pdf: ## the book as PDF (needs weasyprint, chromium or texlive-xetex)
+	@$(S)/book.sh --pdf
+
+book-captures: ## run each lab's demo in the guest at its start and end, for the book
+	@$(S)/book-captures.sh
+
+course-map: ## regenerate labs/README.md from every lab.conf
+	@$(S)/course-map.sh > labs/README.md
+
 clean: ## remove build outputs (never build/linux, which holds your work)
-	rm -rf build/obj build/guest build/logs build/test
+	rm -rf build/obj build/guest build/logs build/test build/book build/grade

@@ -8,7 +8,7 @@ set -eu
 
 pkgs="linux-source-6.1 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 cpio ccache xz-utils git qemu-system-x86 busybox-static"
-[ "${1:-}" = --test ] && pkgs="$pkgs shellcheck pandoc"
+[ "${1:-}" = --test ] && pkgs="$pkgs shellcheck pandoc chromium python3"
 
 missing=""
 for p in $pkgs; do

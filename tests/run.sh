@@ -32,7 +32,9 @@ if [ "${1:-}" != --quick ]; then
 		{ echo "not ok - the kernel tree could not be prepared"; fail=$((fail + 1)); }
 fi
 run lint "$here/lint.sh"
+run book "$here/book.sh"
 [ "${1:-}" = --quick ] || run staircase "$here/staircase.sh"
+[ "${1:-}" = --quick ] || run grade "$here/grade.sh"
 
 printf '\n(make test took %d s)\n' "$(($(date +%s) - start))"
 printf 'total: %d passed, %d failed\n' "$pass" "$fail"

@@ -1,0 +1,417 @@
+#!/usr/bin/env bash
+# Render the book "User namespaces, patch by patch" from book/.
+#
+#   book.sh [--strict] [--html] [--epub] [--pdf] [--out DIR]
+#
+# Default: HTML (build/book/index.html) and EPUB (build/book/userns-labs.epub).
+# --strict turns every warning (ours and pandoc's) into an error: make test.
+#
+# Sources: book/00-intro.md, book/chapters/NN-slug.md (one per lab, numbered
+# by its lab), book/appendix-*.md, book/metadata.yaml, book/style.css and the
+# demo captures in book/captures/. The chapters hold directives, each alone on
+# a line, that are expanded here (see book/CHAPTER-GUIDE.md):
+#
+#   <!-- diff: solutions/01-*.patch [hunks=1,3-4] -->   the patch's diff (or some hunks)
+#   <!-- message: solutions/01-*.patch -->              its commit message
+#   <!-- capture: 01 done -->                           the demo's output at lab-01-done
+#   <!-- file: labs/01-suid-unmapped/demo.sh [lines=3-9] [lang=sh] -->
+#   <!-- lab-section: 01 Questions -->                  a section of the lab's README
+#
+# so that what the book shows is always the code in the repository.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+BOOK=${BOOK_DIR:-$TOP/book}
+OUT=$BUILD/book
+strict="" formats=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--strict) strict=1 ;;
+	--html) formats+=(html) ;;
+	--epub) formats+=(epub) ;;
+	--pdf) formats+=(pdf) ;;
+	--out) OUT=$2; shift ;;
+	*) die "book.sh: unknown argument '$1' (usage: book.sh [--strict] [--html] [--epub] [--pdf] [--out DIR])" ;;
+	esac
+	shift
+done
+[ ${#formats[@]} -gt 0 ] || formats=(html epub)
+command -v pandoc >/dev/null || die "pandoc not found: install the Debian package pandoc (make deps)"
+
+nwarn=0
+bwarn() {
+	nwarn=$((nwarn + 1))
+	warn "book: $*"
+}
+note() { printf 'note: %s\n' "$*" >&2; }
+
+SRC=$OUT/src
+rm -rf "$SRC"
+mkdir -p "$SRC" "$OUT"
+start=$(date +%s%N)
+
+# one_file PATTERN: the single repository file a directive names, in $FOUND
+# (not printed: a warning made in a subshell would not be counted)
+one_file() {
+	local m=()
+	# shellcheck disable=SC2206
+	m=($TOP/$1)
+	FOUND=""
+	if [ ${#m[@]} -ne 1 ] || [ ! -f "${m[0]}" ]; then
+		[ -e "${m[0]}" ] || m=()
+		bwarn "$where: '$1' must name exactly one file (found ${#m[@]}: ${m[*]#"$TOP"/})"
+		return 1
+	fi
+	FOUND=${m[0]}
+}
+
+# arg KEY "ARGS": the value of KEY=VALUE in a directive's arguments
+arg() {
+	local a
+	for a in $2; do
+		case $a in "$1"=*) printf '%s\n' "${a#*=}"; return 0 ;; esac
+	done
+	return 0
+}
+
+# patch_diff FILE HUNKS: the diff of a git format-patch file; HUNKS (e.g.
+# "1,3-4", counted across the whole patch) keeps only those hunks, each under
+# the ---/+++ lines of its file.
+patch_diff() {
+	awk -v sel="$2" '
+	BEGIN {
+		n = split(sel, parts, ",")
+		for (i = 1; i <= n; i++) {
+			if (split(parts[i], r, "-") == 2) { for (j = r[1]; j <= r[2]; j++) want[j] = 1 }
+			else if (parts[i] != "") want[parts[i] + 0] = 1
+		}
+		all = (sel == "")
+	}
+	/^-- $/ && indiff { exit }
+	/^diff --git / { indiff = 1; file = ""; inhunk = 0; if (all) print; next }
+	!indiff { next }
+	/^--- / && !inhunk { minus = $0; if (all) print; next }
+	/^\+\+\+ / && !inhunk { file = $0; if (all) print; next }
+	/^@@ / {
+		h++; inhunk = 1; keep = all || (h in want)
+		if (keep && !all && shown != file) { print minus; print file; shown = file }
+		if (keep) { print; printed++ }
+		next
+	}
+	inhunk { if (keep) print; next }
+	all { print }
+	END { if (!all && printed == 0) exit 3 }
+	' "$1"
+}
+
+# patch_message FILE: subject and body of a format-patch commit message
+patch_message() {
+	awk '
+	/^Subject: / { s = $0; sub(/^Subject: (\[[^]]*\] )?/, "", s); insub = 1; next }
+	insub && /^ / { s = s $0; next }
+	insub { insub = 0; print s; body = 1; next }
+	body && /^---$/ { exit }
+	body { print }
+	' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+# Which captures are stale or missing (book-captures.sh --status).
+cap_status=$("$TOP/scripts/book-captures.sh" --status 2>/dev/null || true)
+
+fence() { # LANG CLASS: open a fenced block
+	printf '\n```{.%s%s}\n' "$1" "${2:+ .$2}"
+}
+
+# slug TEXT -> an identifier
+slug() {
+	printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/`//g; s/[^a-z0-9]+/-/g; s/^-+//; s/-+$//'
+}
+
+# expand SRC KIND NUM: write SRC with its directives expanded and its headings
+# numbered. KIND: intro (no numbers), chapter (NUM = the lab: 1, 1.1, ...),
+# appendix (NUM = a letter: A, A.1, ...), plain.
+expand() {
+	local src=$1 kind=$2 num=$3 line lineno=0 infence="" d rest f h2=0 text id n step lab dir
+	while IFS= read -r line || [ -n "$line" ]; do
+		lineno=$((lineno + 1))
+		where="${src#"$TOP"/}:$lineno"
+		case $line in
+		'```'* | '~~~'*)
+			if [ -z "$infence" ]; then infence=${line:0:3}; elif [ "${line:0:3}" = "$infence" ]; then infence=""; fi
+			printf '%s\n' "$line"
+			continue
+			;;
+		esac
+		if [ -n "$infence" ]; then printf '%s\n' "$line"; continue; fi
+		# headings
+		if [[ $line =~ ^(#{1,2})\ +(.*[^ ])\ *$ ]]; then
+			text=${BASH_REMATCH[2]}
+			case ${BASH_REMATCH[1]}:$kind in
+			'#:chapter')
+				id=lab-$(printf '%02d' "$num")
+				printf '# [%s]{.secno} %s {#%s}\n' "$num" "$text" "$id"
+				lab_box "$num"
+				continue ;;
+			'##:chapter')
+				h2=$((h2 + 1))
+				printf '## [%s.%s]{.secno} %s {#%s}\n' "$num" "$h2" "$text" "lab-$(printf '%02d' "$num")-$(slug "$text")"
+				continue ;;
+			'#:appendix')
+				printf '# [Appendix %s]{.secno} %s {#appendix-%s}\n' "$num" "$text" "$(echo "$num" | tr '[:upper:]' '[:lower:]')"
+				continue ;;
+			'##:appendix')
+				h2=$((h2 + 1))
+				printf '## [%s.%s]{.secno} %s {#appendix-%s-%s}\n' "$num" "$h2" "$text" \
+					"$(echo "$num" | tr '[:upper:]' '[:lower:]')" "$(slug "$text")"
+				continue ;;
+			'#:intro')
+				printf '# %s {#introduction}\n' "$text"
+				continue ;;
+			'##:intro')
+				printf '## %s {#intro-%s}\n' "$text" "$(slug "$text")"
+				continue ;;
+			esac
+		fi
+		if [[ $line =~ ^\<!--\ *([a-z-]+):\ *(.*[^ ])\ *--\>$ ]]; then
+			d=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+			case $d in
+			diff)
+				one_file "${rest%% *}" || continue
+				f=$FOUND
+				fence diff
+				patch_diff "$f" "$(arg hunks "$rest")" ||
+					bwarn "$where: no hunk '$(arg hunks "$rest")' in ${f#"$TOP"/}"
+				printf '```\n\n[From `%s`.]{.source}\n' "${f#"$TOP"/}"
+				;;
+			message)
+				one_file "${rest%% *}" || continue
+				f=$FOUND
+				fence text commit
+				patch_message "$f"
+				printf '```\n'
+				;;
+			capture)
+				read -r n step <<<"$rest"
+				n=$(printf '%02d' "$((10#${n:-0}))" 2>/dev/null) || n=00
+				case $step in start | done) ;; *) bwarn "$where: capture wants 'NN start' or 'NN done', not '$rest'"; continue ;; esac
+				f=$BOOK/captures/$n-$step.txt
+				if [ ! -f "$f" ]; then
+					bwarn "$where: no capture ${f#"$TOP"/}: run 'make book-captures'"
+					printf '\n*(The output of this demo has not been captured yet: `make book-captures`.)*\n'
+					continue
+				fi
+				grep -q "^$n $step stale" <<<"$cap_status" &&
+					note "${f#"$TOP"/} is older than lab $n's code: 'make book-captures' makes it again"
+				printf '\n[What the guest printed, kernel at tag `lab-%s-%s`:]{.capture-label}\n' "$n" "$step"
+				fence text capture
+				cat "$f"
+				printf '```\n'
+				;;
+			file)
+				one_file "${rest%% *}" || continue
+				f=$FOUND
+				local lines lang
+				lines=$(arg lines "$rest") lang=$(arg lang "$rest")
+				if [ -z "$lang" ]; then
+					case $f in
+					*.c | *.h) lang=c ;;
+					*.patch | *.diff) lang="diff" ;;
+					*.sh | */check | */init) lang=bash ;;
+					*.md) lang=markdown ;;
+					*) lang=text ;;
+					esac
+				fi
+				fence "$lang"
+				if [ -n "$lines" ]; then sed -n "${lines%-*},${lines#*-}p" "$f"; else cat "$f"; fi
+				printf '```\n\n[From `%s`%s.]{.source}\n' "${f#"$TOP"/}" "${lines:+, lines $lines}"
+				;;
+			lab-section)
+				lab=${rest%% *} text=${rest#* }
+				if ! dir=$(lab_dir "$lab"); then
+					bwarn "$where: there is no lab $lab"
+					continue
+				fi
+				if ! grep -qx "## $text" "$dir/README.md"; then
+					bwarn "$where: ${dir#"$TOP"/}/README.md has no section '## $text'"
+					continue
+				fi
+				awk -v h="## $text" '$0 == h { on = 1; next } on && /^## / { exit } on' "$dir/README.md"
+				printf '\n[From [`%s/README.md`](@LABS@/%s/README.md).]{.source}\n' \
+					"${dir#"$TOP"/}" "$(basename "$dir")"
+				;;
+			*)
+				bwarn "$where: unknown directive '$d' (see book/CHAPTER-GUIDE.md)"
+				;;
+			esac
+			continue
+		fi
+		case $line in
+		'<!-- '[a-z]*:*)
+			bwarn "$where: a directive must be alone on its line and end with ' -->': $line" ;;
+		esac
+		printf '%s\n' "$line"
+	done <"$src"
+	[ -z "$infence" ] || bwarn "${src#"$TOP"/}: a code fence is never closed"
+}
+
+# lab_box N: the links and facts under a chapter's title
+lab_box() {
+	local n dir name
+	n=$(printf '%02d' "$1")
+	dir=$(lab_dir "$n") || return 0
+	name=$(basename "$dir")
+	printf '\n::: {.labbox}\n'
+	printf '**Lab %s** in [`labs/%s/`](@LABS@/%s/): ' "$n" "$name" "$name"
+	printf '[assignment](@LABS@/%s/README.md) · [check](@LABS@/%s/check)' "$name" "$name"
+	[ -f "$dir/demo.sh" ] && printf ' · [demo](@LABS@/%s/demo.sh)' "$name"
+	printf '  \nKernel files: %s · points: %s  \nUpstream: *%s* (%s)  \n' \
+		"$(lab_conf "$n" FILES | sed -E 's/([^ ]+)/`\1`/g; s/ /, /g')" "$(lab_conf "$n" POINTS '?')" \
+		"$(lab_conf "$n" UPSTREAM '?')" "$(lab_conf "$n" SERIES '?')"
+	printf 'Kernel tags: `lab-%s-start` (your starting point), `lab-%s-done` (the answer)\n:::\n\n' "$n" "$n"
+}
+
+# --- the course map, from labs/ and book/chapters/ -----------------------
+declare -A chapter=()
+for f in "$BOOK"/chapters/[0-9][0-9]-*.md; do
+	[ -e "$f" ] || continue
+	n=$(basename "$f" | cut -c1-2)
+	[ -z "${chapter[$n]:-}" ] || bwarn "two chapters for lab $n: ${chapter[$n]#"$TOP"/} and ${f#"$TOP"/}"
+	chapter[$n]=$f
+	lab_dir "$n" >/dev/null || bwarn "${f#"$TOP"/}: there is no lab folder labs/$n-*"
+done
+{
+	echo '# The course map {#course-map}'
+	echo
+	echo 'One chapter per lab, numbered like the lab. A lab whose chapter is not written yet is'
+	echo 'listed here and has no chapter in this edition.'
+	echo
+	echo '| lab | chapter | what the lab puts back | kernel files |'
+	echo '|---|---|---|---|'
+	while read -r dir; do
+		n=$(lab_num "$dir")
+		if [ -n "${chapter[$n]:-}" ]; then
+			ch="[Chapter $((10#$n))](#lab-$n)"
+		else
+			ch="*not written yet*"
+		fi
+		printf '| [%s](@LABS@/%s/README.md) | %s | %s | %s |\n' "$n" "$(basename "$dir")" "$ch" \
+			"$(lab_conf "$n" TITLE '?')" "$(lab_conf "$n" FILES | sed -E 's/([^ ]+)/`\1`/g; s/ /, /g')"
+	done < <(lab_dirs)
+	echo
+} >"$SRC/01-course-map.md"
+
+# --- expand every source ---------------------------------------------------
+where=book
+expand "$BOOK/00-intro.md" intro 0 >"$SRC/00-intro.md"
+chapters=()
+for n in $(printf '%s\n' "${!chapter[@]}" | sort); do
+	f=${chapter[$n]}
+	out=$SRC/10-chapter-$n.md
+	expand "$f" chapter "$((10#$n))" >"$out"
+	next=""
+	for m in $(printf '%s\n' "${!chapter[@]}" | sort); do
+		[ "$((10#$m))" -gt "$((10#$n))" ] && { next=$m; break; }
+	done
+	{
+		printf '\n::: {.chapnav}\n[↑ The course map](#course-map)'
+		dir=$(lab_dir "$n") && printf ' · [Lab %s folder](@LABS@/%s/)' "$n" "$(basename "$dir")"
+		[ -n "$next" ] && printf ' · [Next: chapter %s →](#lab-%s)' "$((10#$next))" "$next"
+		printf '\n:::\n'
+	} >>"$out"
+	chapters+=("$out")
+done
+letters=(A B C D E F G H)
+i=0
+for f in "$BOOK"/appendix-*.md; do
+	[ -e "$f" ] || continue
+	expand "$f" appendix "${letters[$i]}" >"$SRC/20-appendix-$i.md"
+	i=$((i + 1))
+done
+
+sources=("$SRC/00-intro.md" "$SRC/01-course-map.md")
+[ ${#chapters[@]} -eq 0 ] || sources+=("${chapters[@]}")
+for f in "$SRC"/20-appendix-*.md; do [ -e "$f" ] && sources+=("$f"); done
+
+# Lab links: relative to build/book/ in HTML; in EPUB and PDF they point to
+# BOOK_REPO_URL when it is set, else they become plain text naming the path.
+links() { # FORMAT FILE...: the files, a blank line after each (a heading needs one before it)
+	local fmt=$1 f
+	shift
+	for f in "$@"; do
+		cat "$f"
+		echo
+	done | links_in "$fmt"
+}
+links_in() {
+	local fmt=$1
+	if [ "$fmt" = html ]; then
+		sed "s|@LABS@|$(realpath --relative-to="$OUT" "$LABS_DIR")|g"
+	elif [ -n "${BOOK_REPO_URL:-}" ]; then
+		sed "s|@LABS@|${BOOK_REPO_URL%/}/labs|g"
+	else
+		sed -E 's|\[([^]]*)\]\(@LABS@/([^)]*)\)|\1|g'
+	fi
+}
+
+pandoc_common=(--from markdown --metadata-file "$BOOK/metadata.yaml" --toc --toc-depth 2
+	--highlight-style "$BOOK/highlight.theme" --resource-path "$BOOK")
+[ -n "$strict" ] && pandoc_common+=(--fail-if-warnings)
+perr=$OUT/pandoc.log
+: >"$perr"
+
+run_pandoc() { # OUTPUT FORMAT ARGS...
+	local o=$1 fmt=$2
+	shift 2
+	links "$fmt" "${sources[@]}" >"$SRC/book-$fmt.md"
+	if ! pandoc "${pandoc_common[@]}" "$@" -o "$o" "$SRC/book-$fmt.md" 2>>"$perr"; then
+		sed 's/^/    /' "$perr" >&2
+		die "pandoc could not render $o (log: ${perr#"$TOP"/})"
+	fi
+}
+
+for fmt in "${formats[@]}"; do
+	case $fmt in
+	html)
+		cp "$BOOK/style.css" "$OUT/style.css"
+		run_pandoc "$OUT/index.html" html --to html5 --standalone --css style.css \
+			--section-divs --metadata pagetitle="User namespaces, patch by patch"
+		info "book: ${OUT#"$TOP"/}/index.html"
+		;;
+	epub)
+		run_pandoc "$OUT/userns-labs.epub" epub --to epub3 --css "$BOOK/style.css" --epub-chapter-level 1
+		info "book: ${OUT#"$TOP"/}/userns-labs.epub"
+		;;
+	pdf)
+		pdf=$OUT/userns-labs.pdf
+		if command -v weasyprint >/dev/null; then
+			run_pandoc "$pdf" pdf --to html5 --css "$BOOK/style.css" --pdf-engine weasyprint
+		elif command -v chromium >/dev/null; then
+			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --css "$BOOK/style.css" \
+				--self-contained --metadata pagetitle="User namespaces, patch by patch"
+			timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+				--disable-background-networking --disable-component-update --disable-sync \
+				--user-data-dir="$(mktemp -d)" --no-pdf-header-footer --print-to-pdf="$pdf" \
+				"file://$SRC/print.html" >/dev/null 2>&1 || die "chromium could not print $pdf"
+		elif command -v xelatex >/dev/null; then
+			run_pandoc "$pdf" pdf --pdf-engine xelatex -V geometry:margin=2cm
+		else
+			die "no PDF engine: install one of the Debian packages weasyprint, chromium or texlive-xetex (apt-get install --no-install-recommends weasyprint), then run 'make book-pdf' again"
+		fi
+		info "book: ${OUT#"$TOP"/}/userns-labs.pdf"
+		;;
+	esac
+done
+
+if [ -s "$perr" ]; then
+	while IFS= read -r l; do bwarn "pandoc: $l"; done <"$perr"
+fi
+ms=$((($(date +%s%N) - start) / 1000000))
+secs=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
+info "book: ${#chapters[@]} chapter(s), $(lab_dirs | wc -l) lab(s) in the course map, rendered in ${secs} s"
+if [ "$nwarn" -gt 0 ]; then
+	if [ -n "$strict" ]; then
+		die "book: $nwarn warning(s), treated as errors (--strict)"
+	fi
+	warn "book: $nwarn warning(s)"
+fi
+exit 0
