@@ -65,5 +65,4 @@ fi
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0 >"$GUEST_DIR/initramfs.cpio.tmp")
 mv "$GUEST_DIR/initramfs.cpio.tmp" "$GUEST_DIR/initramfs.cpio"
-chown 1000:1000 "$root/home/student" 2>/dev/null || true
 info "initramfs: ${GUEST_DIR#"$TOP"/}/initramfs.cpio ($(du -k "$GUEST_DIR/initramfs.cpio" | cut -f1) KiB, $(lab_dirs | wc -l) labs)"

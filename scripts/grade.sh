@@ -55,7 +55,7 @@ grade_one() { # SUB LAB [NAME]
 		kind=missing status=NO_SUBMISSION detail="$sub does not exist"
 	elif [ -d "$sub" ] && { [ -e "$sub/.git" ] || [ "$(git -C "$sub" rev-parse --is-bare-repository 2>/dev/null)" = true ]; }; then
 		kind=repo
-	elif [ -f "$sub" ] && git bundle verify "$sub" >/dev/null 2>&1; then
+	elif [ -f "$sub" ] && head -c 16 "$sub" | grep -qE '^# v[23] git bundle'; then
 		kind=bundle
 	elif [ -d "$sub" ]; then
 		kind=patchdir

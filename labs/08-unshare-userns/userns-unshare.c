@@ -46,12 +46,19 @@ static int report_cwd(void *unused)
 	return 0;
 }
 
-static ino_t ns_inode(void)
+/*
+ * The inode number of our user namespace link, read through a descriptor
+ * that stays open: until lab 12 puts one inode per namespace back, only
+ * descriptors open at the same time are sure to share the inode of one
+ * namespace, so the "before" descriptor is kept open across the unshare.
+ */
+static ino_t ns_inode(int *fd)
 {
 	struct stat st;
 
-	if (stat("/proc/self/ns/user", &st) < 0) {
-		ulab_fail("stat /proc/self/ns/user");
+	*fd = open("/proc/self/ns/user", O_RDONLY);
+	if (*fd < 0 || fstat(*fd, &st) < 0) {
+		ulab_fail("open /proc/self/ns/user");
 		return 0;
 	}
 	return st.st_ino;
@@ -104,6 +111,7 @@ int main(int argc, char **argv)
 	pid_t sharer_pid = 0;
 	uid_t outer_euid = geteuid();
 	ino_t before, after;
+	int fd_before, fd_after;
 	char map[64];
 
 	while ((opt = getopt(argc, argv, "tFc")) != -1) {
@@ -142,7 +150,7 @@ int main(int argc, char **argv)
 		       (int)sharer_pid);
 	}
 	ulab_print_ids("before");
-	before = ns_inode();
+	before = ns_inode(&fd_before);
 	printf("user namespace before: %lu\n", (unsigned long)before);
 	fflush(stdout);
 
@@ -155,7 +163,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("unshare(CLONE_NEWUSER): ok\n");
-	after = ns_inode();
+	after = ns_inode(&fd_after);
 	printf("user namespace after: %lu\n", (unsigned long)after);
 	printf("in a new user namespace: %s\n",
 	       before && after && before != after ? "yes" : "no");
