@@ -18,7 +18,7 @@ CFLAGS=${GUEST_CFLAGS:--static -O2 -Wall -Wextra -Wno-unused-parameter -pthread}
 compile() {
 	local src=$1 out
 	out=$objs/$(basename "${1%.c}")
-	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$TOP/labs/lib/ulab.h" -nt "$out" ]; then
+	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$newest_dep" -nt "$out" ]; then
 		# shellcheck disable=SC2086
 		gcc $CFLAGS -o "$out.tmp" "$src" ||
 			die "the guest program $src does not compile (see the errors above)"
@@ -26,6 +26,9 @@ compile() {
 	fi
 }
 
+# What a demo may include besides its own file: the shared header, and the
+# reference programs of user-space labs (labs/16-*/container-ref.c).
+newest_dep=$(ls -t "$TOP"/labs/lib/*.h "$TOP"/solutions/*/*.c 2>/dev/null | head -1)
 for src in "$TOP"/guest-rootfs/tools/*.c; do compile "$src"; done
 while read -r dir; do
 	for src in "$dir"/*.c; do [ -e "$src" ] && compile "$src"; done

@@ -36,6 +36,7 @@ expect_result oops OOPS 'NULL pointer dereference'
 expect_result hang TIMEOUT
 expect_result flood FLOOD
 expect_result reboot REBOOT
+expect_result segv FAIL 'killed by signal SIGSEGV' 
 t_grep "grade: the JSON names the kernel that said it" '"kernel": "6\.1\.[0-9]+-userns-labs #grade-good-lab01-' "$(cat "$GRADE_OUT/good/results.json")"
 t_grep "grade: the TAP has the guest's KTAP" '^ok 1 lab-01-suid-unmapped' "$(cat "$GRADE_OUT/good/results.tap")"
 

@@ -35,7 +35,7 @@ else
 			t_fail "checkpatch: $p" "$out"
 		fi
 	done
-	for c in labs/*/*.c labs/lib/*.h guest-rootfs/tools/*.c; do
+	for c in labs/*/*.c labs/lib/*.h solutions/*/*.c guest-rootfs/tools/*.c; do
 		[ -e "$c" ] || continue
 		if out=$(perl "$cp" --no-tree --quiet -f "$c" 2>&1); then
 			t_ok "checkpatch: $c"
