@@ -13,12 +13,7 @@ if [ -z "${APPLY_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
 	exec flock "$(cd "$KERNEL_DIR" && cd "$(git rev-parse --git-common-dir)" && pwd)/userns-labs-apply.lock" "$0" "$@"
 fi
 unhide_new_files
-fingerprint() {
-	for f in "$STEPS_DIR"/*.patch "$SOLUTIONS_DIR"/*.patch; do
-		[ -e "$f" ] && { basename "$f"; cat "$f"; }
-	done | sha1sum | cut -c1-40
-}
-want=$(fingerprint)
+want=$(steps_fingerprint)
 have=$(kgit config --get userns-labs.steps || true)
 if [ "$want" = "$have" ] && [ -z "${FORCE:-}" ] && kgit rev-parse -q --verify refs/tags/lab-00 >/dev/null; then
 	exit 0

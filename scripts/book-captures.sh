@@ -87,12 +87,7 @@ done
 [ -e "$MAIN_KERNEL/.git" ] || die "no kernel tree at $MAIN_KERNEL: run 'make tree' first"
 # The tags must have been made from the patches in the repository (the same
 # fingerprint as apply-steps.sh records), or the captures would show old code.
-fingerprint() {
-	for f in "$STEPS_DIR"/*.patch "$SOLUTIONS_DIR"/*.patch; do
-		[ -e "$f" ] && { basename "$f"; cat "$f"; }
-	done | sha1sum | cut -c1-40
-}
-[ "$(fingerprint)" = "$(git -C "$MAIN_KERNEL" config --get userns-labs.steps || true)" ] ||
+[ "$(steps_fingerprint)" = "$(git -C "$MAIN_KERNEL" config --get userns-labs.steps || true)" ] ||
 	die "the lab tags in $MAIN_KERNEL were made from other patches than those in the repository: run 'make tree' (it remakes the tags), then 'make book-captures' again"
 wt=$CAP_BUILD/linux
 if [ ! -e "$wt/.git" ]; then

@@ -87,6 +87,18 @@ step_tag() {
 	if [ "$1" -eq 0 ]; then echo lab-00; else printf 'lab-%02d-done\n' "$1"; fi
 }
 
+# What the lab tags are made from: every patch, and the list of labs (a lab
+# with no patch of its own still gets its tags). apply-steps.sh records it in
+# the kernel repository's config as userns-labs.steps.
+steps_fingerprint() {
+	{
+		for f in "$STEPS_DIR"/*.patch "$SOLUTIONS_DIR"/*.patch; do
+			[ -e "$f" ] && { basename "$f"; cat "$f"; }
+		done
+		lab_dirs | xargs -r -n1 basename
+	} | sha1sum | cut -c1-40
+}
+
 need_kernel_tree() {
 	[ -e "$KERNEL_DIR/.git" ] || die "no kernel tree at $KERNEL_DIR: run 'make tree' (or 'make lab-1') first"
 }
