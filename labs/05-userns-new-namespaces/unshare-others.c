@@ -227,19 +227,6 @@ static int work(void *in_userns)
 	return made == nchosen ? 0 : 1;
 }
 
-static int write_maps(pid_t pid)
-{
-	char map[64];
-
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getuid());
-	if (ulab_write_map(pid, "uid_map", map))
-		return -1;
-	if (ulab_write_map(pid, "setgroups", "deny"))
-		return -1;
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getgid());
-	return ulab_write_map(pid, "gid_map", map);
-}
-
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = work, .arg = (void *)1 };
@@ -293,7 +280,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		printf(": ok\n");
-		if (write_maps(pid)) {
+		if (ulab_map_self(pid)) {
 			kill(pid, SIGKILL);
 			ulab_wait(pid);
 			ret = 2;

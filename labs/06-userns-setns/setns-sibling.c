@@ -212,19 +212,6 @@ static int in_userns(void *unused)
 	return ret;
 }
 
-static int write_maps(pid_t pid)
-{
-	char map[64];
-
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getuid());
-	if (ulab_write_map(pid, "uid_map", map))
-		return -1;
-	if (ulab_write_map(pid, "setgroups", "deny"))
-		return -1;
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getgid());
-	return ulab_write_map(pid, "gid_map", map);
-}
-
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_userns };
@@ -278,7 +265,7 @@ int main(int argc, char **argv)
 	}
 	printf("clone(CLONE_NEWUSER): ok\n");
 	close(ready[1]);
-	if (write_maps(pid)) {
+	if (ulab_map_self(pid)) {
 		kill(pid, SIGKILL);
 		ulab_wait(pid);
 		return 2;

@@ -19,55 +19,8 @@
  * Each way prints the Uid: and Gid: lines, tabs turned into spaces.
  */
 #include "../lib/ulab.h"
-#include <sys/socket.h>
-#include <sys/uio.h>
 
 static int sv[2];	/* parent's end, child's end */
-
-static int send_fd(int sock, int fd)
-{
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
 
 /* Read FD from its start and print its Uid: and Gid: lines after HOW. */
 static void show_ids(const char *how, int fd)
@@ -102,7 +55,7 @@ static int child(void *unused)
 		return 2;
 	ulab_print_ids("ids inside");
 
-	fd = recv_fd(sv[1]);
+	fd = ulab_recv_fd(sv[1]);
 	if (fd < 0) {
 		printf("no descriptor came from the parent\n");
 		return 1;
@@ -117,7 +70,7 @@ static int child(void *unused)
 	close(fd);
 
 	fd = open("/proc/self/status", O_RDONLY);
-	if (fd < 0 || send_fd(sv[1], fd))
+	if (fd < 0 || ulab_send_fd(sv[1], fd))
 		return ulab_fail("pass the descriptor") ? 1 : 0;
 	close(fd);
 	/* stay alive until the parent has read our status */
@@ -159,12 +112,12 @@ int main(int argc, char **argv)
 	/* opened here, outside, and handed to the child */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	outside_fd = open(path, O_RDONLY);
-	if (outside_fd < 0 || send_fd(sv[0], outside_fd))
+	if (outside_fd < 0 || ulab_send_fd(sv[0], outside_fd))
 		ulab_die("pass the descriptor");
 	close(outside_fd);
 	ulab_release(&c);
 
-	fd = recv_fd(sv[0]);
+	fd = ulab_recv_fd(sv[0]);
 	if (fd < 0) {
 		printf("no descriptor came from the child\n");
 	} else {

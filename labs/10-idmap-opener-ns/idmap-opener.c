@@ -25,56 +25,9 @@
  */
 #include "../lib/ulab.h"
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 
 static const char *const files[] = { "uid_map", "gid_map", "projid_map" };
 #define NFILES 3
-
-static int send_fd(int sock, int fd)
-{
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
 
 static int send_int(int sock, int v)
 {
@@ -150,7 +103,7 @@ static int sibling_a(void *unused)
 
 		snprintf(path, sizeof(path), "/proc/self/%s", files[i]);
 		fd = open(path, O_RDONLY);
-		if (fd < 0 || send_fd(sock_a[1], fd))
+		if (fd < 0 || ulab_send_fd(sock_a[1], fd))
 			return ulab_fail("A: pass a descriptor") ? 1 : 0;
 		close(fd);
 	}
@@ -169,7 +122,7 @@ static int sibling_b(void *unused)
 		return 2;
 	for (i = 0; i < NFILES; i++) {
 		fd = open_map(pid_a, files[i], O_RDONLY);
-		if (fd < 0 || send_fd(sock_b[1], fd))
+		if (fd < 0 || ulab_send_fd(sock_b[1], fd))
 			return ulab_fail("B: pass a descriptor") ? 1 : 0;
 		close(fd);
 		fd = open_map(pid_a, files[i], O_RDONLY);
@@ -179,12 +132,12 @@ static int sibling_b(void *unused)
 		close(fd);
 	}
 	for (i = 0; i < NFILES; i++) {
-		fd = recv_fd(sock_b[1]);
+		fd = ulab_recv_fd(sock_b[1]);
 		snprintf(what, sizeof(what),
 			 "%s of A, opened outside, read in B", files[i]);
 		show_map(what, fd);
 		close(fd);
-		fd = recv_fd(sock_b[1]);
+		fd = ulab_recv_fd(sock_b[1]);
 		snprintf(what, sizeof(what), "%s of A, opened in A, read in B",
 			 files[i]);
 		show_map(what, fd);
@@ -215,7 +168,7 @@ static int reading(void)
 		return 2;
 	ulab_release(&a);
 	for (i = 0; i < NFILES; i++)
-		fds_a[i] = recv_fd(sock_a[0]);
+		fds_a[i] = ulab_recv_fd(sock_a[0]);
 
 	pid_b = ulab_spawn(&b, CLONE_NEWUSER);
 	if (pid_b < 0) {
@@ -229,7 +182,7 @@ static int reading(void)
 	ulab_release(&b);
 
 	for (i = 0; i < NFILES; i++) {
-		fd = recv_fd(sock_b[0]);
+		fd = ulab_recv_fd(sock_b[0]);
 		snprintf(what, sizeof(what), "%s of A, opened in B, read outside",
 			 files[i]);
 		show_map(what, fd);
@@ -242,8 +195,8 @@ static int reading(void)
 		show_map(what, fd);
 		close(fd);
 		fd = open_map(pid_a, files[i], O_RDONLY);
-		if (fd < 0 || send_fd(sock_b[0], fd) ||
-		    send_fd(sock_b[0], fds_a[i]))
+		if (fd < 0 || ulab_send_fd(sock_b[0], fd) ||
+		    ulab_send_fd(sock_b[0], fds_a[i]))
 			ulab_fail("pass a descriptor to B");
 		close(fd);
 		close(fds_a[i]);

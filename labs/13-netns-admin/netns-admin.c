@@ -364,7 +364,6 @@ int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_new_netns };
 	int flags = CLONE_NEWUSER | CLONE_NEWNET;
-	char map[32];
 	pid_t pid;
 
 	if (argc == 2 && !strcmp(argv[1], "-U")) {
@@ -383,12 +382,7 @@ int main(int argc, char **argv)
 			 "clone(CLONE_NEWUSER|CLONE_NEWNET)" :
 			 "clone(CLONE_NEWUSER)");
 	}
-	snprintf(map, sizeof(map), "0 %u 1", getuid());
-	if (ulab_write_map(pid, "uid_map", map))
-		goto kill;
-	ulab_write_map(pid, "setgroups", "deny");
-	snprintf(map, sizeof(map), "0 %u 1", getgid());
-	if (ulab_write_map(pid, "gid_map", map))
+	if (ulab_map_self(pid))
 		goto kill;
 	ulab_release(&child);
 	return ulab_wait(pid);

@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_new_mntns };
 	int flags = CLONE_NEWUSER | CLONE_NEWNS;
-	char map[32], sub[256], shared[256], tags[256], c;
+	char sub[256], shared[256], tags[256], c;
 	pid_t pid;
 	int ret;
 
@@ -208,12 +208,7 @@ int main(int argc, char **argv)
 	}
 	close(c2p[1]);
 	close(p2c[0]);
-	snprintf(map, sizeof(map), "0 %u 1", getuid());
-	if (ulab_write_map(pid, "uid_map", map))
-		goto kill;
-	ulab_write_map(pid, "setgroups", "deny");
-	snprintf(map, sizeof(map), "0 %u 1", getgid());
-	if (ulab_write_map(pid, "gid_map", map))
+	if (ulab_map_self(pid))
 		goto kill;
 	ulab_release(&child);
 

@@ -95,7 +95,6 @@ static int mount_sysfs(void *unused)
 static int run(const char *name, int (*fn)(void *), int flags)
 {
 	struct ulab_child child = { .fn = fn };
-	char map[32];
 	pid_t pid;
 
 	who = name;
@@ -104,12 +103,7 @@ static int run(const char *name, int (*fn)(void *), int flags)
 		errno = -pid;
 		return ulab_fail("clone");
 	}
-	snprintf(map, sizeof(map), "0 %u 1", getuid());
-	if (ulab_write_map(pid, "uid_map", map))
-		goto kill;
-	ulab_write_map(pid, "setgroups", "deny");
-	snprintf(map, sizeof(map), "0 %u 1", getgid());
-	if (ulab_write_map(pid, "gid_map", map))
+	if (ulab_map_self(pid))
 		goto kill;
 	ulab_release(&child);
 	return ulab_wait(pid);

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,6 +98,73 @@ static inline int ulab_write_map(pid_t pid, const char *file, const char *map)
 		printf("write %s \"%s\": ok\n", file, shown);
 	fflush(stdout);
 	return ret;
+}
+
+/*
+ * Map the caller's own uid and gid to 0 in the user namespace of PID, the
+ * way an unprivileged user may (lab 04): one id each, and setgroups denied
+ * before the gid map (its failure is printed, and gid_map then tells).
+ * Returns 0, or the -errno of the map write that failed.
+ */
+static inline int ulab_map_self(pid_t pid)
+{
+	char map[32];
+	int ret;
+
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getuid());
+	ret = ulab_write_map(pid, "uid_map", map);
+	if (ret)
+		return ret;
+	ulab_write_map(pid, "setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getgid());
+	return ulab_write_map(pid, "gid_map", map);
+}
+
+/* Pass an open file descriptor over a unix socket (SCM_RIGHTS). */
+static inline int ulab_send_fd(int sock, int fd)
+{
+	char byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/* Receive a descriptor sent by ulab_send_fd(); -1 on failure. */
+static inline int ulab_recv_fd(int sock)
+{
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
 }
 
 /* Print the ids of the calling process, prefixed by WHO. */
