@@ -6,7 +6,7 @@ S := scripts
 # As root, missing Debian packages are installed; otherwise their apt line is shown.
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status test test-quick lint bench course-map clean grade grade-all book book-pdf book-captures
+.PHONY: help deps tree build guest check boot status test test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -62,6 +62,9 @@ grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N (resum
 install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel
 	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1
 
+conformance: ## the kernel's own namespace selftests (nsfs, pidfd, ...) in the guest at the final step; TAG=lab-00 for another
+	@$(S)/import-kernel.sh && $(S)/apply-steps.sh && $(S)/conformance.sh $(if $(TAG),--tag $(TAG))
+
 book: ## render the book: build/book/index.html and build/book/userns-labs.epub
 	@$(S)/book.sh
 
@@ -75,4 +78,5 @@ course-map: ## regenerate labs/README.md from every lab.conf
 	@$(S)/course-map.sh > labs/README.md
 
 clean: ## remove build outputs (never build/linux, which holds your work)
-	rm -rf build/obj build/guest build/logs build/test build/book build/grade
+	rm -rf build/obj build/guest build/logs build/test build/book build/grade build/conformance
+	git -C build/linux worktree prune 2>/dev/null || true

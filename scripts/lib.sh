@@ -12,6 +12,12 @@ STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps}
 SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
 LABS_DIR=${LABS_DIR:-$TOP/labs}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# Relative paths given by the caller would be taken relative to the kernel
+# tree once make changes directory: make them absolute here.
+for _v in BUILD KERNEL_DIR OBJ_DIR GUEST_DIR LOG_DIR; do
+	eval "$_v=\$(realpath -m -- \"\$$_v\")"
+done
+unset _v
 
 # Fixed identity and dates: the tags made from the same patches get the same
 # commit ids on every machine.

@@ -34,6 +34,7 @@ fi
 run lint "$here/lint.sh"
 run book "$here/book.sh"
 [ "${1:-}" = --quick ] || run staircase "$here/staircase.sh"
+[ "${1:-}" = --quick ] || run conformance "$here/conformance.sh"
 [ "${1:-}" = --quick ] || run grade "$here/grade.sh"
 
 printf '\n(make test took %d s)\n' "$(($(date +%s) - start))"

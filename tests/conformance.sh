@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Conformance: at the final step the kernel is Debian's own again, so the
+# kernel tree's own namespace selftests (nsfs, pidfd, ...) must pass there,
+# or skip for a stated config reason. A failure means the series changed
+# stock behaviour: fix the series, never the test.
+#
+# Runs scripts/conformance.sh in its own worktree and build directories
+# (build/conformance): the student's checkout is never touched.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../scripts/lib.sh"
+. "$here/lib.sh"
+
+C=${CONFORMANCE_DIR:-$BUILD/conformance}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+rc=0
+"$TOP/scripts/conformance.sh" >"$out" 2>&1 || rc=$?
+text=$(cat "$out")
+# What the run said, for the log of make test
+grep -vE '^    ' "$out" | sed 's/^/# /'
+
+t_expect "conformance.sh exits 0 at the final step" 0 "$rc"
+summary=$(printf '%s\n' "$text" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' | tail -1)
+t_grep "conformance.sh reports a summary with no failure" '^conformance: [1-9][0-9]* passed, 0 failed' "$summary"
+tag=$(printf '%s\n' "$summary" | sed -n 's/.*(\(.*\))$/\1/p')
+log=$C/logs/conformance-$tag.log
+if [ -n "$tag" ] && [ -f "$log" ]; then
+	t_ok "the serial log is kept: ${log#"$TOP"/}"
+	t_grep "the guest ran the kernel of $tag" "^# conformance: kernel .*#$tag@" "$(cat "$log")"
+	t_grep "the guest printed KTAP with a plan" '^1\.\.[0-9]+$' "$(grep -E '^(KTAP version 1|1\.\.[0-9]+)$' "$log")"
+else
+	t_fail "no serial log for tag '$tag' in $C/logs"
+fi
+# Skips are fine only with a reason; and the core selftests must really run:
+# a kernel config that turned them all into SKIP would prove nothing.
+t_expect "every SKIP states its reason" "" \
+	"$(printf '%s\n' "$text" | grep -E '^  SKIP ' | grep -vE 'needs CONFIG_|skipped itself: [^ ]' || true)"
+for name in nsfs/owner nsfs/pidns nsfs/owner@uid1000 nsfs/pidns@uid1000 \
+	pidfd/pidfd_setns_test pidfd/pidfd_setns_test@uid1000 pidfd/pidfd_fdinfo_test; do
+	t_grep "$name passes (run, not skipped)" "^  PASS  $name\$" "$text"
+done
+failed=$(printf '%s\n' "$text" | grep -E '^  (FAIL|MISS) ' || true)
+[ -z "$failed" ] || t_fail "selftests that fail at the final step (fix the series, not the test)" "$failed
+$(printf '%s\n' "$text" | grep -E '^        ' | head -20)"
+
+t_summary conformance
