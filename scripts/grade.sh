@@ -46,7 +46,9 @@ grade_one() { # SUB LAB [NAME]
 	git -C "$wt" am --abort >/dev/null 2>&1
 	git -C "$wt" checkout -q -f --detach "$start_tag" && git -C "$wt" clean -q -fdx
 
-	local excl=() kt
+	local excl=() kt userspace ufiles="" ucopy=$G/course
+	userspace=$(lab_conf "$lab" USERSPACE)
+	rm -rf "$ucopy"
 	kt=$(kernel_top)
 
 	ref=""
@@ -99,10 +101,24 @@ grade_one() { # SUB LAB [NAME]
 		while read -r f; do
 			[ -n "$f" ] || continue
 			files="$files $f"
-			if ! printf '%s\n' "$kt" | grep -qxF "${f%%/*}"; then ignored="$ignored $f"; fi
+			case " $userspace " in
+			*" $f "*) ufiles="$ufiles $f" ;;
+			*) printf '%s\n' "$kt" | grep -qxF "${f%%/*}" || ignored="$ignored $f" ;;
+			esac
 		done < <(git -C "$wt" apply --numstat "$q" 2>/dev/null | cut -f3-)
 		excl=()
-		for f in $ignored; do excl+=("--exclude=$f"); done
+		for f in $ignored $ufiles; do excl+=("--exclude=$f"); done
+		# a user-space lab's own files go to a copy of the course's labs/
+		for f in $ufiles; do
+			[ -d "$ucopy/.git" ] || {
+				rm -rf "$ucopy" && mkdir -p "$ucopy" && cp -a "$LABS_DIR" "$ucopy/labs" &&
+					cp -a "$SOLUTIONS_DIR" "$ucopy/solutions" &&
+					git -C "$ucopy" init -q
+			}
+			msg=$(git -C "$ucopy" apply --include="$f" "$q" 2>&1) ||
+				status=APPLY_FAILED detail="$(basename "$p") does not apply to $f:
+$(printf '%s\n' "$msg" | head -8)"
+		done
 		if LC_ALL=C grep -q '^From \|^Subject: ' "$q"; then
 			msg=$(git -C "$wt" am -q -3 "${excl[@]}" "$q" 2>&1) || {
 				git -C "$wt" am --abort >/dev/null 2>&1
@@ -120,6 +136,8 @@ $(printf '%s\n' "$msg" | head -8)"
 	files=$(printf '%s\n' $files | sort -u | xargs)
 	# shellcheck disable=SC2086
 	ignored=$(printf '%s\n' $ignored | sort -u | xargs)
+	# shellcheck disable=SC2086
+	ufiles=$(printf '%s\n' $ufiles | sort -u | xargs)
 
 	# the lab's declared scope
 	local scope outside=""
@@ -143,9 +161,23 @@ $(printf '%s\n' "$msg" | head -8)"
 			[ -n "$detail" ] || detail=$(tail -8 "$out/build.out")
 		fi
 	fi
+	# a user-space lab: the student's program, built into a guest of its own
+	local initrd=$GUEST_DIR/initramfs.cpio append=""
+	if [ -z "$status" ] && [ -n "$userspace" ]; then
+		append=$(lab_conf "$lab" STUDENT_APPEND)
+		if [ -n "$ufiles" ]; then
+			if ! LABS_DIR=$ucopy/labs GUEST_DIR=$G/guest-user \
+				"$TOP/scripts/build-guest.sh" >"$out/guest.out" 2>&1; then
+				status=BUILD_FAILED
+				detail=$(grep -E -m3 -A3 'error:' "$out/guest.out" | head -12)
+			fi
+			initrd=$G/guest-user/initramfs.cpio
+		fi
+	fi
 	if [ -z "$status" ]; then
 		rc=0
-		KERNEL_DIR=$wt OBJ_DIR=$obj "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" \
+		QEMU_APPEND="${QEMU_APPEND:-} $append" INITRD=$initrd \
+			KERNEL_DIR=$wt OBJ_DIR=$obj "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" \
 			--timeout "$boot_timeout" --check-timeout "$check_timeout" || rc=$?
 		case $rc in
 		0) status=COMPLETE ;;
@@ -194,6 +226,7 @@ $(printf '%s\n' "$msg" | head -8)"
 		printf 'submission: %s (%s)\nlab:        %s\nresult:     %s\nscore:      %s / %s\n' "$sub${ref:+#$ref}" "$kind" "$lab" "$verdict" "$score" "$max"
 		[ -n "$kver" ] && printf 'kernel:     %s\n' "$kver"
 		printf 'files:      %s\n' "${files:-(none)}"
+		[ -n "$ufiles" ] && printf 'user-space files built into the guest: %s\n' "$ufiles"
 		[ -n "$ignored" ] && printf 'IGNORED (not kernel files; the repository'"'"'s own checks were used): %s\n' "$ignored"
 		[ -n "$outside" ] && printf 'outside the lab'"'"'s scope (%s):%s\n' "$scope" "$outside"
 		[ -n "$detail" ] && printf '%s\n' "$detail" | sed 's/^/  | /'

@@ -13,7 +13,7 @@ rm -rf "$GRADE_OUT"
 # expect_result FIXTURE RESULT [REPORT-PATTERN]
 expect_result() {
 	local f=$1 want=$2 pat=${3:-} out rep
-	out=$("$TOP/scripts/grade.sh" "$fx/$f.patch" 1 2>&1)
+	out=$("$TOP/scripts/grade.sh" "$fx/$f.patch" "${LAB:-1}" 2>&1)
 	rep=$GRADE_OUT/$f/report.txt
 	got=$(sed -n 's/^result: *//p' "$rep" 2>/dev/null)
 	t_expect "grade $f: $want" "$want" "${got:-$(printf '%s\n' "$out" | tail -3)}"
@@ -36,7 +36,10 @@ expect_result oops OOPS 'NULL pointer dereference'
 expect_result hang TIMEOUT
 expect_result flood FLOOD
 expect_result reboot REBOOT
-expect_result segv FAIL 'killed by signal SIGSEGV' 
+expect_result segv FAIL 'killed by signal SIGSEGV'
+# a user-space lab: the student's program is built into the guest and tested
+LAB=16 expect_result lab16-good PASS 'lab 16  PASS +14/14'
+LAB=16 expect_result tamper FAIL 'lab 16  FAIL' 
 t_grep "grade: the JSON names the kernel that said it" '"kernel": "6\.1\.[0-9]+-userns-labs #grade-good-lab01-' "$(cat "$GRADE_OUT/good/results.json")"
 t_grep "grade: the TAP has the guest's KTAP" '^ok 1 lab-01-suid-unmapped' "$(cat "$GRADE_OUT/good/results.tap")"
 
