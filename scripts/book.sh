@@ -264,10 +264,18 @@ lab_box() {
 	printf '**Lab %s** in [`labs/%s/`](@LABS@/%s/): ' "$n" "$name" "$name"
 	printf '[assignment](@LABS@/%s/README.md) · [check](@LABS@/%s/check)' "$name" "$name"
 	[ -f "$dir/demo.sh" ] && printf ' · [demo](@LABS@/%s/demo.sh)' "$name"
-	printf '  \nKernel files: %s · points: %s  \nUpstream: *%s* (%s)  \n' \
+	local what="Kernel files" series
+	[ -n "$(lab_conf "$n" USERSPACE)" ] && what="Your files"
+	series=$(lab_conf "$n" SERIES '?')
+	printf '  \n%s: %s · points: %s  \nUpstream: *%s* ' "$what" \
 		"$(lab_conf "$n" FILES | sed -E 's/([^ ]+)/`\1`/g; s/ /, /g')" "$(lab_conf "$n" POINTS '?')" \
-		"$(lab_conf "$n" UPSTREAM '?')" "$(lab_conf "$n" SERIES '?')"
-	printf 'Kernel tags: `lab-%s-start` (your starting point), `lab-%s-done` (the answer)\n:::\n\n' "$n" "$n"
+		"$(lab_conf "$n" UPSTREAM '?')"
+	case $series in '('*) printf '%s  \n' "$series" ;; *) printf '(%s)  \n' "$series" ;; esac
+	if [ -n "$(lab_conf "$n" USERSPACE)" ]; then
+		printf 'Kernel tag: `lab-%s-start` (the finished kernel; the work is in user space)\n:::\n\n' "$n"
+	else
+		printf 'Kernel tags: `lab-%s-start` (your starting point), `lab-%s-done` (the answer)\n:::\n\n' "$n" "$n"
+	fi
 }
 
 # --- the course map, from labs/ and book/chapters/ -----------------------
