@@ -2,13 +2,14 @@
 # Make sure the Debian packages the course needs are installed. As root they
 # are installed; otherwise the exact apt-get line is printed and we stop.
 #   deps.sh          what a student needs
-#   deps.sh --test   also what 'make test' needs (shellcheck, pandoc)
+#   deps.sh --test   also what 'make test' needs (shellcheck, pandoc, chromium, ...)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 pkgs="linux-source-6.1 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 cpio ccache xz-utils git qemu-system-x86 busybox-static"
-[ "${1:-}" = --test ] && pkgs="$pkgs shellcheck pandoc chromium python3"
+# checkpatch.pl wants perl's standard modules, not only perl-base
+[ "${1:-}" = --test ] && pkgs="$pkgs shellcheck pandoc chromium python3 perl"
 
 missing=""
 for p in $pkgs; do
