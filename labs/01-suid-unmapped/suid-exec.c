@@ -78,10 +78,8 @@ int main(int argc, char **argv)
 	commas_to_newlines(gid_map);
 
 	pid = ulab_spawn(&child, CLONE_NEWUSER);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die("clone(CLONE_NEWUSER)");
-	}
 	printf("child %d is in a new user namespace\n", (int)pid);
 	if (ulab_write_map(pid, "uid_map", uid_map) ||
 	    ulab_write_map(pid, "gid_map", gid_map)) {

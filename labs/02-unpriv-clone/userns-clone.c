@@ -98,7 +98,6 @@ int main(int argc, char **argv)
 
 	pid = ulab_spawn(&child, CLONE_NEWUSER);
 	if (pid < 0) {
-		errno = -pid;
 		ulab_fail("clone(CLONE_NEWUSER)");
 		return 1;
 	}

@@ -135,10 +135,8 @@ int main(int argc, char **argv)
 	commas_to_newlines(map);
 
 	pid = ulab_spawn(&child, CLONE_NEWUSER);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die("clone(CLONE_NEWUSER)");
-	}
 	if (ulab_write_map(pid, "uid_map", map) ||
 	    ulab_write_map(pid, "gid_map", map)) {
 		kill(pid, SIGKILL);

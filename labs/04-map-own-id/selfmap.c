@@ -68,10 +68,8 @@ int main(int argc, char **argv)
 	       (unsigned int)getegid());
 	fflush(stdout);
 	pid = ulab_spawn(&child, CLONE_NEWUSER);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die("clone(CLONE_NEWUSER)");
-	}
 	for (; *writes; writes++) {
 		char *eq = strchr(*writes, '=');
 

@@ -184,7 +184,6 @@ static int create_each(void)
 
 			snprintf(what, sizeof(what), "clone(%s)", t->flag_name);
 			if (pid < 0) {
-				errno = -pid;
 				ulab_fail(what);
 				continue;
 			}
@@ -231,7 +230,7 @@ int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = work, .arg = (void *)1 };
 	char name[65] = "";
-	int opt, i, userns = 0, ret;
+	int opt, i, userns = 0, ret, err;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -269,13 +268,13 @@ int main(int argc, char **argv)
 	if (userns) {
 		pid = ulab_spawn(&child, CLONE_NEWUSER |
 				 (all_in_one ? chosen_flags() : 0));
+		err = errno;
 		if (all_in_one)
 			printf("clone(CLONE_NEWUSER|%s)", chosen_names());
 		else
 			printf("clone(CLONE_NEWUSER)");
 		if (pid < 0) {
-			printf(": %s (%s)\n", ulab_errname(-pid),
-			       strerror(-pid));
+			printf(": %s (%s)\n", ulab_errname(err), strerror(err));
 			ret = 1;
 			goto out;
 		}

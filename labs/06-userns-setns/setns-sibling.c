@@ -259,10 +259,8 @@ int main(int argc, char **argv)
 	}
 
 	pid = ulab_spawn(&child, CLONE_NEWUSER);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die("clone(CLONE_NEWUSER)");
-	}
 	printf("clone(CLONE_NEWUSER): ok\n");
 	close(ready[1]);
 	if (ulab_map_self(pid)) {

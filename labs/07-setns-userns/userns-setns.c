@@ -195,10 +195,8 @@ int main(int argc, char **argv)
 		printf("opened %s\n", open_path);
 	} else {
 		pid = ulab_spawn(&child, CLONE_NEWUSER);
-		if (pid < 0) {
-			errno = -pid;
+		if (pid < 0)
 			ulab_die("clone(CLONE_NEWUSER)");
-		}
 		printf("child %d is in a new user namespace\n", (int)pid);
 		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)geteuid());
 		ulab_write_map(pid, "uid_map", map);
@@ -245,10 +243,8 @@ int main(int argc, char **argv)
 	}
 	if (share_fs) {
 		sharer_pid = ulab_spawn(&sharer, CLONE_FS);
-		if (sharer_pid < 0) {
-			errno = -sharer_pid;
+		if (sharer_pid < 0)
 			ulab_die("clone(CLONE_FS)");
-		}
 		ulab_release(&sharer);
 		printf("sharing our fs_struct with process %d\n",
 		       (int)sharer_pid);

@@ -94,7 +94,6 @@ static int try_clone_fs(void)
 	pid_t pid = ulab_spawn(&child, CLONE_NEWUSER | CLONE_FS);
 
 	if (pid < 0) {
-		errno = -pid;
 		ulab_fail("clone(CLONE_NEWUSER|CLONE_FS)");
 		return 1;
 	}
@@ -142,10 +141,8 @@ int main(int argc, char **argv)
 	if (share_fs) {
 		fflush(stdout);
 		sharer_pid = ulab_spawn(&sharer, CLONE_FS);
-		if (sharer_pid < 0) {
-			errno = -sharer_pid;
+		if (sharer_pid < 0)
 			ulab_die("clone(CLONE_FS)");
-		}
 		printf("sharing our fs_struct with process %d\n",
 		       (int)sharer_pid);
 	}

@@ -97,10 +97,8 @@ int main(int argc, char **argv)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		ulab_die("socketpair");
 	pid = ulab_spawn(&c, CLONE_NEWUSER);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die("clone(CLONE_NEWUSER)");
-	}
 	close(sv[1]);
 	printf("child %d is in a new user namespace\n", (int)pid);
 	if (ulab_write_map(pid, "uid_map", map) ||

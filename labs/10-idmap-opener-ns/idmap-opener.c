@@ -158,10 +158,8 @@ static int reading(void)
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, sock_b))
 		ulab_die("socketpair");
 	pid_a = ulab_spawn(&a, CLONE_NEWUSER);
-	if (pid_a < 0) {
-		errno = -pid_a;
+	if (pid_a < 0)
 		ulab_die("clone(CLONE_NEWUSER) A");
-	}
 	close(sock_a[1]);
 	printf("A is process %d\n", (int)pid_a);
 	if (write_maps(pid_a, "0 100000 1000"))
@@ -171,10 +169,8 @@ static int reading(void)
 		fds_a[i] = ulab_recv_fd(sock_a[0]);
 
 	pid_b = ulab_spawn(&b, CLONE_NEWUSER);
-	if (pid_b < 0) {
-		errno = -pid_b;
+	if (pid_b < 0)
 		ulab_die("clone(CLONE_NEWUSER) B");
-	}
 	close(sock_b[1]);
 	printf("B is process %d\n", (int)pid_b);
 	if (write_maps(pid_b, "0 200000 1000"))
@@ -236,10 +232,8 @@ static int middle_c(void *unused)
 	 */
 	prctl(PR_SET_DUMPABLE, 1);
 	pid_g = ulab_spawn(&g, CLONE_NEWUSER);
-	if (pid_g < 0) {
-		errno = -pid_g;
+	if (pid_g < 0)
 		return ulab_fail("C: clone(CLONE_NEWUSER) G") ? 1 : 0;
-	}
 	printf("G is process %d, a child of C\n", (int)pid_g);
 	fflush(stdout);
 	send_int(sock_c[1], pid_g);
@@ -276,10 +270,8 @@ static int writing(void)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_c))
 		ulab_die("socketpair");
 	pid_c = ulab_spawn(&c, CLONE_NEWUSER);
-	if (pid_c < 0) {
-		errno = -pid_c;
+	if (pid_c < 0)
 		ulab_die("clone(CLONE_NEWUSER) C");
-	}
 	close(sock_c[1]);
 	printf("C is process %d\n", (int)pid_c);
 	if (write_maps(pid_c, "0 100000 1000"))

@@ -52,7 +52,6 @@ static unsigned long long ino_from_child(int flags)
 		ulab_die("pipe");
 	pid = ulab_spawn(&c, flags);
 	if (pid < 0) {
-		errno = -pid;
 		ulab_fail("clone");
 		return 0;
 	}

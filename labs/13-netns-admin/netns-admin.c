@@ -376,12 +376,10 @@ int main(int argc, char **argv)
 
 	ulab_print_ids("outside");
 	pid = ulab_spawn(&child, flags);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die(flags & CLONE_NEWNET ?
 			 "clone(CLONE_NEWUSER|CLONE_NEWNET)" :
 			 "clone(CLONE_NEWUSER)");
-	}
 	if (ulab_map_self(pid))
 		goto kill;
 	ulab_release(&child);

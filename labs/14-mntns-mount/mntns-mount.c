@@ -201,11 +201,9 @@ int main(int argc, char **argv)
 	ulab_print_ids("outside");
 	show_propagation("on the host", shared);
 	pid = ulab_spawn(&child, flags);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die(flags & CLONE_NEWNS ? "clone(CLONE_NEWUSER|CLONE_NEWNS)" :
 			 "clone(CLONE_NEWUSER)");
-	}
 	close(c2p[1]);
 	close(p2c[0]);
 	if (ulab_map_self(pid))

@@ -99,10 +99,8 @@ static int run(const char *name, int (*fn)(void *), int flags)
 
 	who = name;
 	pid = ulab_spawn(&child, CLONE_NEWUSER | CLONE_NEWNS | flags);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		return ulab_fail("clone");
-	}
 	if (ulab_map_self(pid))
 		goto kill;
 	ulab_release(&child);

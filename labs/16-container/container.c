@@ -186,10 +186,8 @@ int main(int argc, char **argv)
 
 	ulab_print_ids("container: caller");
 	pid = ulab_spawn(&child, CONTAINER_NAMESPACES);
-	if (pid < 0) {
-		errno = -pid;
+	if (pid < 0)
 		ulab_die("clone");
-	}
 	say("container: pid %d on the host", (int)pid);
 	if (write_maps(pid)) {
 		kill(pid, SIGKILL);

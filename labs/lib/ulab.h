@@ -182,8 +182,9 @@ static inline void ulab_print_ids(const char *who)
 
 /*
  * A child started with clone(2) that waits for its parent's go-ahead, so the
- * parent can write its maps first. ulab_spawn() returns the child's pid (or
- * -errno); ulab_release() lets it run; ulab_wait() returns its exit status.
+ * parent can write its maps first. ulab_spawn() returns the child's pid, or
+ * -1 with errno set, as clone(2) does; ulab_release() lets it run;
+ * ulab_wait() returns its exit status.
  */
 struct ulab_child {
 	int (*fn)(void *arg);
@@ -210,14 +211,15 @@ static inline pid_t ulab_spawn(struct ulab_child *c, int flags)
 	pid_t pid;
 
 	if (!stack || pipe(c->gate))
-		return -errno;
+		return -1;
 	pid = clone(ulab_child_trampoline, stack + size, flags | SIGCHLD, c);
 	if (pid < 0) {
 		int err = errno;
 
 		close(c->gate[0]);
 		close(c->gate[1]);
-		return -err;
+		errno = err;
+		return -1;
 	}
 	close(c->gate[0]);
 	return pid;
