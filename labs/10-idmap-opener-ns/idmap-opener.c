@@ -76,6 +76,29 @@ static int open_map(pid_t pid, const char *file, int flags)
 	return open(path, flags);
 }
 
+/* Try to write "0 0 1" to each map file of G, from WHERE; print each answer. */
+static void write_maps_of_g(pid_t pid_g, const char *where)
+{
+	char what[80];
+	int i, fd;
+
+	for (i = 0; i < NFILES; i++) {
+		snprintf(what, sizeof(what), "write %s of G from %s",
+			 files[i], where);
+		fd = open_map(pid_g, files[i], O_WRONLY);
+		if (fd < 0) {
+			ulab_fail(what);
+			continue;
+		}
+		if (write(fd, "0 0 1\n", 6) == 6)
+			printf("%s: ok\n", what);
+		else
+			ulab_fail(what);
+		fflush(stdout);
+		close(fd);
+	}
+}
+
 static int write_maps(pid_t pid, const char *map)
 {
 	int i;
@@ -218,9 +241,7 @@ static int grandchild(void *unused)
 static int middle_c(void *unused)
 {
 	struct ulab_child g = { .fn = grandchild };
-	char what[64];
 	pid_t pid_g;
-	int i, fd;
 
 	close(sock_c[0]);
 	if (ulab_become(0, 0))
@@ -239,21 +260,7 @@ static int middle_c(void *unused)
 	send_int(sock_c[1], pid_g);
 	recv_int(sock_c[1]);	/* the grandparent has had its turn */
 
-	for (i = 0; i < NFILES; i++) {
-		snprintf(what, sizeof(what), "write %s of G from its parent C",
-			 files[i]);
-		fd = open_map(pid_g, files[i], O_WRONLY);
-		if (fd < 0) {
-			ulab_fail(what);
-			continue;
-		}
-		if (write(fd, "0 0 1\n", 6) == 6)
-			printf("%s: ok\n", what);
-		else
-			ulab_fail(what);
-		fflush(stdout);
-		close(fd);
-	}
+	write_maps_of_g(pid_g, "its parent C");
 	ulab_release(&g);
 	ulab_wait(pid_g);
 	return 0;
@@ -262,9 +269,7 @@ static int middle_c(void *unused)
 static int writing(void)
 {
 	struct ulab_child c = { .fn = middle_c };
-	char what[80];
 	pid_t pid_c, pid_g;
-	int i, fd;
 
 	printf("C a child of this namespace, G a child of C\n");
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_c))
@@ -282,21 +287,7 @@ static int writing(void)
 		printf("C did not make G\n");
 		return 2;
 	}
-	for (i = 0; i < NFILES; i++) {
-		snprintf(what, sizeof(what),
-			 "write %s of G from the initial namespace", files[i]);
-		fd = open_map(pid_g, files[i], O_WRONLY);
-		if (fd < 0) {
-			ulab_fail(what);
-			continue;
-		}
-		if (write(fd, "0 0 1\n", 6) == 6)
-			printf("%s: ok\n", what);
-		else
-			ulab_fail(what);
-		fflush(stdout);
-		close(fd);
-	}
+	write_maps_of_g(pid_g, "the initial namespace");
 	send_int(sock_c[0], 0);
 	ulab_wait(pid_c);
 	close(sock_c[0]);
