@@ -118,7 +118,7 @@ for item in "${todo[@]}"; do
 	awk -v b="### demo lab-$n" -v e="### end demo lab-$n" '
 		$0 == e { on = 0 }
 		on && $0 !~ /^\[ *[0-9]+\.[0-9]+\]/ { print }
-		$0 == b { on = 1 }' "$log" >"$CAP_DIR/$n-$step.txt.tmp"
+		$0 == b { on = 1 }' "${log%.log}.ktap" >"$CAP_DIR/$n-$step.txt.tmp"
 	[ -s "$CAP_DIR/$n-$step.txt.tmp" ] || die "the demo of lab $n printed nothing at $step: see $log"
 	mv "$CAP_DIR/$n-$step.txt.tmp" "$CAP_DIR/$n-$step.txt"
 	echo "$sum" >"$CAP_DIR/$n-$step.sum"

@@ -46,15 +46,18 @@ cp "$objs"/* "$bin/"
 cp "$TOP/guest-rootfs/init" "$root/init"
 cp "$TOP/guest-rootfs/lib/ktap.sh" "$root/lib/ktap.sh"
 cp "$TOP/guest-rootfs/etc-motd" "$root/etc/motd"
-printf 'root:x:0:0:root:/root:/bin/sh\nstudent:x:1000:1000:student:/home/student:/bin/sh\n' >"$root/etc/passwd"
-printf 'root:x:0:\nstudent:x:1000:\n' >"$root/etc/group"
-printf 'root::0:0:99999:7:::\nstudent::0:0:99999:7:::\n' >"$root/etc/shadow"
+# nobody/nogroup (65534), as on Debian: the overflow ids that unmapped ids
+# show as, and the user that third-party namespace tests expect.
+printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'student:x:1000:1000:student:/home/student:/bin/sh' \
+	'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >"$root/etc/passwd"
+printf '%s\n' 'root:x:0:' 'student:x:1000:' 'nogroup:x:65534:' 'nobody:x:65534:' >"$root/etc/group"
+printf '%s\n' 'root::0:0:99999:7:::' 'student::0:0:99999:7:::' 'nobody:*:0:0:99999:7:::' >"$root/etc/shadow"
 chmod 600 "$root/etc/shadow"
 printf 'export PS1='"'"'\\u@\\h:\\w\\$ '"'"'\nexport PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin\n' >"$root/etc/profile"
 chmod 755 "$root/init"
 while read -r dir; do
 	mkdir -p "$root/labs/$(basename "$dir")"
-	cp "$dir/check" "$root/labs/$(basename "$dir")/check"
+	cp "$dir/check" "$dir/lab.conf" "$root/labs/$(basename "$dir")/"
 	[ -f "$dir/demo.sh" ] && cp "$dir/demo.sh" "$root/labs/$(basename "$dir")/demo.sh"
 done < <(lab_dirs)
 

@@ -138,7 +138,6 @@ t() { # NUM NAME UID TIMEOUT BIN [SKIP REASON...]
 		echo "ok $num $name # SKIP $*"
 		return
 	fi
-	echo "    # Subtest: $name"
 	out=/tmp/.selftest-$num
 	if [ "$uid" = 0 ]; then
 		timeout "$to" "$bin" >"$out" 2>&1 </dev/null
@@ -146,11 +145,16 @@ t() { # NUM NAME UID TIMEOUT BIN [SKIP REASON...]
 		timeout "$to" runas "$uid:$uid" "$bin" >"$out" 2>&1 </dev/null
 	fi
 	rc=$?
+	# a selftest's own KTAP becomes a subtest (Documentation/dev-tools/ktap.rst):
+	# indented by two, its version line, then the "# Subtest:" header
 	if grep -qE '^(K?TAP version|1\.\.[0-9])' "$out"; then
-		sed 's/^/    /' "$out"
+		awk -v name="$name" '
+		!h && /^K?TAP version/ { print "  " $0; print "  # Subtest: " name; h = 1; next }
+		!h { print "  KTAP version 1"; print "  # Subtest: " name; h = 1 }
+		{ print "  " $0 }' "$out"
 	else
-		sed 's/^/    # /' "$out"
-		echo "    # exit status $rc"
+		sed 's/^/# /' "$out"
+		echo "# exit status $rc"
 	fi
 	if [ "$rc" -eq 0 ] && ! grep -qE '^(not ok|Bail out!)' "$out"; then
 		echo "ok $num $name"
@@ -195,11 +199,13 @@ rc=0
 	--timeout "$boot_timeout" --check-timeout "$total_timeout" || rc=$?
 [ -f "$log" ] || : >"$log"
 
+ktap=${log%.log}.ktap
+[ -f "$ktap" ] || : >"$ktap"
 results=$(awk '{ sub(/\r$/, "") }
 	/^ok [0-9]+ / { st = index($0, "# SKIP") ? "SKIP" : "PASS"; print $2, st, $3; next }
-	/^not ok [0-9]+ / { print $3, "FAIL", $4; next }' "$log")
+	/^not ok [0-9]+ / { print $3, "FAIL", $4; next }' "$ktap")
 pass=0 fail=0 skip=0
-kver=$(grep -m1 '^# conformance: kernel' "$log" | cut -d' ' -f4- || true)
+kver=$(grep -m1 '^# conformance: kernel' "$ktap" | cut -d' ' -f4- || true)
 printf '\nconformance at %s (kernel %s):\n' "$tag" "${kver:-unknown: no KTAP header in the log}"
 i=0
 while IFS='|' read -r name _rest; do
@@ -212,28 +218,28 @@ while IFS='|' read -r name _rest; do
 	SKIP)
 		skip=$((skip + 1))
 		printf '  %sSKIP%s  %s: %s\n' "$C_YEL" "$C_OFF" "$name" \
-			"$(grep -E "^ok $i .*# SKIP" "$log" | head -1 | sed 's/.*# SKIP //')"
+			"$(grep -E "^ok $i .*# SKIP" "$ktap" | head -1 | sed 's/.*# SKIP //')"
 		;;
 	*)
 		fail=$((fail + 1))
-		why=$(grep -E "^not ok $i " "$log" | head -1 | sed -n 's/.* # //p')
+		why=$(grep -E "^not ok $i " "$ktap" | head -1 | sed -n 's/.* # //p')
 		printf '  %s%s%s  %s%s\n' "$C_RED" "${st/MISSING/MISS}" "$C_OFF" "$name" "${why:+ ($why)}"
 		# what the selftest said: its failed points and their diagnostics
 		awk -v name="$name" '
-			$0 == "    # Subtest: " name { on = 1; next }
+			$0 == "  # Subtest: " name { on = 1; next }
 			on && /^(not )?ok [0-9]+ / { exit }
-			on { print }' "$log" | grep -vE '^    (# +(RUN|OK) |ok [0-9]|# .*Managed|# .*Adding|# .*Correctly)' |
-			head -15 | sed 's/^    /        /'
+			on { print }' "$ktap" | grep -vE '^  (# +(RUN|OK) |ok [0-9]|# .*Managed|# .*Adding|# .*Correctly)' |
+			head -15 | sed 's/^  /        /'
 		;;
 	esac
 done <<<"$rows"
 if [ "$rc" -ne 0 ]; then
 	case $rc in 3) how=TIMEOUT ;; 4) how=PANIC ;; 5) how=REBOOT ;; 6) how=FLOOD ;; *) how="exit $rc" ;; esac
 	printf '  %sthe guest did not finish: %s%s\n' "$C_RED" "$how" "$C_OFF"
-	grep -E 'Kernel panic|BUG:|Oops|WARNING:' "$log" | head -10 | sed 's/^/      /'
+	"$TOP/scripts/ktap.sh" trouble "$log" | head -10 | sed 's/^/      /'
 	[ "$fail" -gt 0 ] || fail=1
 fi
-printf 'serial log: %s\n' "${log#"$TOP"/}"
+printf 'kernel log: %s, results: %s\n' "${log#"$TOP"/}" "${ktap#"$TOP"/}"
 printf '(%d s)\n' "$(($(date +%s) - start))"
 printf 'conformance: %d passed, %d failed, %d skipped (%s)\n' "$pass" "$fail" "$skip" "$tag"
 [ "$fail" -eq 0 ]

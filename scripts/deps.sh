@@ -1,15 +1,58 @@
 #!/usr/bin/env bash
 # Make sure the Debian packages the course needs are installed. As root they
 # are installed; otherwise the exact apt-get line is printed and we stop.
-#   deps.sh          what a student needs
-#   deps.sh --test   also what 'make test' needs (shellcheck, pandoc, chromium, ...)
+#   deps.sh           what a student needs (make lab-N, make check, make boot)
+#   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, ...)
+#   deps.sh --fresh   also what 'make test-fresh' needs (debootstrap)
+#   deps.sh --table   print the table below: COMMAND PACKAGE SET
+#
+# Every program a target runs that a minimal Debian 12 (debootstrap
+# --variant=minbase: the packages of priority "required") does not have is in
+# the table, with the package that provides it and the set that installs it.
+# tests/deps_audit.py checks that no script calls a program missing from it.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-pkgs="linux-source-6.1 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
-cpio ccache xz-utils git qemu-system-x86 busybox-static"
-# checkpatch.pl wants perl's standard modules, not only perl-base
-[ "${1:-}" = --test ] && pkgs="$pkgs shellcheck pandoc chromium python3 perl"
+# COMMAND     PACKAGE            SET    (who runs it)
+DEPS_TABLE='
+-             linux-source-6.1   lab    the kernel source (/usr/src/linux-source-6.1.tar.xz)
+gcc           gcc                lab    the kernel build, the guest tools, the demos
+-             libc6-dev          lab    static libc for the guest programs
+make          make               lab    every target
+flex          flex               lab    the kernel build (kconfig)
+bison         bison              lab    the kernel build (kconfig)
+bc            bc                 lab    the kernel build (timeconst)
+-             libelf-dev         lab    the kernel build (objtool)
+-             libssl-dev         lab    the kernel build (certificate tools)
+cpio          cpio               lab    packing the guest initramfs
+ccache        ccache             lab    the kernel build
+xz            xz-utils           lab    unpacking the kernel source
+git           git                lab    the kernel tree, the steps, grading
+qemu-system-x86_64 qemu-system-x86 lab  booting the kernel
+busybox       busybox-static     lab    the guest userland
+shellcheck    shellcheck         test   make lint
+pandoc        pandoc             test   make book
+chromium      chromium           test   make book-pdf, the book screenshots
+python3       python3            lab    reading the results (ktap.py), reports, kunit.py parse
+perl          perl               test   checkpatch.pl (its standard modules)
+rsync         rsync              test   the kernel headers_install (make conformance)
+debootstrap   debootstrap        fresh  make test-fresh
+'
+
+table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep -v '^ *$' | cut -d' ' -f1-3; }
+
+case ${1:-} in
+--table) table; exit 0 ;;
+--test) sets="lab test" ;;
+--fresh) sets="lab test fresh" ;;
+'') sets="lab" ;;
+*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--table])" ;;
+esac
+
+pkgs=""
+for s in $sets; do
+	pkgs="$pkgs $(table | awk -v s="$s" '$3 == s { print $2 }' | tr '\n' ' ')"
+done
 
 missing=""
 for p in $pkgs; do

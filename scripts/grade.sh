@@ -147,7 +147,7 @@ $(printf '%s\n' "$msg" | head -8)"
 		case " $scope " in *" $f "*) ;; *) outside="$outside $f" ;; esac
 	done
 
-	local labs="" k subhash log="$out/serial.log" rc
+	local labs="" k subhash log="$out/serial.log" ktap="$out/serial.ktap" rc said
 	for ((k = 1; k <= 10#$lab; k++)); do lab_dir "$k" >/dev/null && labs="$labs $(printf '%02d' "$k")"; done
 	labs=${labs# }
 	subhash=$(git -C "$wt" diff "$start_tag" HEAD | sha1sum | cut -c1-10)
@@ -186,10 +186,12 @@ $(printf '%s\n' "$msg" | head -8)"
 		6) status=FLOOD detail="the console printed more than its cap; output cut" ;;
 		*) status=REBOOT detail="the guest reset (a reboot, a triple fault) before the checks ended" ;;
 		esac
-		if grep -qE 'Oops|BUG:|general protection fault' "$log"; then
+		# the kernel in trouble: the same list as make check (kernel-trouble.re)
+		said=$("$TOP/scripts/ktap.sh" trouble "$log" | grep -v '^Kernel panic' | head -6 || true)
+		if [ -n "$said" ]; then
 			[ "$status" = COMPLETE ] && status=OOPS
 			detail="$detail${detail:+
-}$(grep -m1 -A2 -E 'BUG:|Oops|general protection fault' "$log")"
+}$said"
 		fi
 	fi
 	rm -rf "$tmpd"
@@ -197,7 +199,7 @@ $(printf '%s\n' "$msg" | head -8)"
 	# scores: a lab's POINTS spread over its test points; missing = 0
 	local res score=0 max=0 st pass plan pts got lines="" jlabs="" csvlabs=""
 	res=""
-	[ -f "$log" ] && res=$("$TOP/scripts/ktap.sh" results "$log" "$labs")
+	[ -f "$ktap" ] && res=$("$TOP/scripts/ktap.sh" results "$ktap" "$labs")
 	for k in $labs; do
 		pts=$(lab_conf "$k" POINTS 10)
 		read -r st pass plan < <(printf '%s\n' "$res" | awk -v k="$k" '$1 == k { print $2, $3, $4 }')
@@ -220,7 +222,7 @@ $(printf '%s\n' "$msg" | head -8)"
 		printf '%s\n' "$res" | awk '$2 != "PASS"' | grep -q . && verdict=FAIL
 	fi
 	local kver=""
-	[ -f "$log" ] && kver=$(grep -m1 '^# userns-labs kernel:' "$log" | sed 's/^# userns-labs kernel: //')
+	[ -f "$ktap" ] && kver=$(grep -m1 '^# userns-labs kernel:' "$ktap" | sed 's/^# userns-labs kernel: //')
 
 	{
 		printf 'submission: %s (%s)\nlab:        %s\nresult:     %s\nscore:      %s / %s\n' "$sub${ref:+#$ref}" "$kind" "$lab" "$verdict" "$score" "$max"
@@ -231,7 +233,7 @@ $(printf '%s\n' "$msg" | head -8)"
 		[ -n "$outside" ] && printf 'outside the lab'"'"'s scope (%s):%s\n' "$scope" "$outside"
 		[ -n "$detail" ] && printf '%s\n' "$detail" | sed 's/^/  | /'
 		printf '%s' "$lines"
-		[ -f "$log" ] && [ "$verdict" != PASS ] && "$TOP/scripts/ktap.sh" report "$log" "$labs" | grep -v '^  lab ' | head -40
+		[ -f "$ktap" ] && [ "$verdict" != PASS ] && "$TOP/scripts/ktap.sh" report "$ktap" "$labs" | grep -v '^  lab ' | head -40
 	} >"$out/report.txt"
 	printf '{"submission": "%s", "name": "%s", "kind": "%s", "lab": "%s", "result": "%s", "score": %s, "max": %s, "kernel": "%s", "files": "%s", "ignored": "%s", "outside_scope": "%s", "detail": "%s", "labs": [%s]}\n' \
 		"$(json_str "$sub")" "$(json_str "$name")" "$kind" "$lab" "$verdict" "$score" "$max" "$(json_str "$kver")" \
@@ -239,8 +241,8 @@ $(printf '%s\n' "$msg" | head -8)"
 	{
 		echo "TAP version 13"
 		echo "# $name lab $lab: $verdict $score/$max ($kver)"
-		if [ -f "$log" ] && grep -q '^KTAP version 1' "$log"; then
-			sed -n '/^KTAP version 1/,/^# userns-labs: end of checks/p' "$log" | sed '1d'
+		if [ -f "$ktap" ] && grep -q '^KTAP version 1' "$ktap"; then
+			sed -n '/^KTAP version 1/,/^# userns-labs: end of checks/p' "$ktap" | sed '1d'
 		else
 			echo "1..1"
 			echo "not ok 1 $name # $verdict"

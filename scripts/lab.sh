@@ -94,10 +94,10 @@ check() { # [NN]
 	esac
 	rc=0
 	QEMU_APPEND=$append "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
-	"$TOP/scripts/ktap.sh" report "$log" "$labs"
+	"$TOP/scripts/ktap.sh" report "${log%.log}.ktap" "$labs"
 	case $rc in
 	0) ;;
-	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?). Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?). Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	4) printf '%sPANIC:%s the kernel panicked. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	6) printf '%sFLOOD:%s the console output was cut at its cap. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
@@ -106,7 +106,7 @@ check() { # [NN]
 		[ "$st" = PASS ] && continue
 		failed=1
 		[ "$k" = "$n" ] && explain "$n"
-	done < <("$TOP/scripts/ktap.sh" results "$log" "$labs")
+	done < <("$TOP/scripts/ktap.sh" results "${log%.log}.ktap" "$labs")
 	if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then
 		printf '\n%sLab %s passes%s, and so does every lab before it.\n' "$C_GRN" "$n" "$C_OFF"
 		return 0

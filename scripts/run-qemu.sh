@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # Boot the kernel with the guest initramfs in QEMU (TCG unless USERNS_KVM=1).
 #
-#   run-qemu.sh --labs "01 02" [--log FILE] [--timeout S]   run checks, KTAP in FILE
+#   run-qemu.sh --labs "01 02" [--log X.log] [--timeout S]  run checks
 #   run-qemu.sh --shell                                     interactive shell
-#   run-qemu.sh --demo --labs "01" [--log FILE]             run labs/NN/demo.sh
-#   run-qemu.sh --script /path/in/guest [--log FILE]        run one guest script
+#   run-qemu.sh --demo --labs "01" [--log X.log]            run labs/NN/demo.sh
+#   run-qemu.sh --script /path/in/guest [--log X.log]       run one guest script
 #
-# In check mode the exit status says how the boot ended: 0 the guest finished
-# its checks, 3 TIMEOUT (hang), 4 PANIC, 5 REBOOT (the guest reset or stopped
-# before the end), 6 console FLOOD (output capped, or a timeout with a huge
-# log). Results are read with ktap.sh.
+# Two channels: the kernel's log (the console, ttyS0) goes to X.log, and what
+# the guest's /init prints (the checks' KTAP, a demo's or a script's output,
+# and the end-of-checks line) goes to X.ktap, from a second serial port that
+# the kernel never prints to. Results are read from X.ktap only (ktap.sh), so
+# a kernel's console messages cannot pose as the guest's results.
+#
+# The boot's time limit is --timeout, else BOOT_TIMEOUT, else the sum of the
+# labs' TIMEOUT (lab.conf) and a minute for the boot itself.
+#
+# The exit status says how the boot ended: 0 the guest finished its checks,
+# 3 TIMEOUT (hang), 4 PANIC, 5 REBOOT (the guest reset or stopped before the
+# end), 6 console FLOOD (output capped, or a timeout with a huge log).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-labs="" mode=check log=$LOG_DIR/boot.log timeout=${BOOT_TIMEOUT:-120}
+labs="" mode=check log=$LOG_DIR/boot.log timeout=${BOOT_TIMEOUT:-}
 kernel=${KERNEL_IMAGE:-$OBJ_DIR/arch/x86/boot/bzImage}
 initrd=${INITRD:-$GUEST_DIR/initramfs.cpio}
-check_timeout=${CHECK_TIMEOUT:-60}
+check_timeout=${CHECK_TIMEOUT:-}
 cap=${CONSOLE_CAP:-1000000}
 # The emulated serial port carries some 15 KB/s: a guest still printing when
 # its time is up, with this much output, was flooding the console.
@@ -43,8 +51,14 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: i
 
 accel=(-accel tcg)
 [ -n "${USERNS_KVM:-}" ] && accel=(-accel kvm -cpu host)
+if [ -z "$timeout" ]; then
+	timeout=60
+	for n in $labs; do timeout=$((timeout + $(lab_conf "$n" TIMEOUT 60 2>/dev/null || echo 60))); done
+	[ -n "$labs" ] || timeout=120
+fi
 append="console=ttyS0 loglevel=4 panic=-1 rdinit=/init labs.mode=$mode"
-append="$append labs.timeout=$check_timeout labs.run=$(echo "$labs" | tr ' ' ',') ${QEMU_APPEND:-}"
+[ -z "$check_timeout" ] || append="$append labs.timeout=$check_timeout"
+append="$append labs.run=$(echo "$labs" | tr ' ' ',') ${QEMU_APPEND:-}"
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${GUEST_MEM:-256}" -smp 1
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-no-reboot -nic none)
@@ -53,20 +67,27 @@ if [ "$mode" = shell ]; then
 	info "booting an interactive guest: 'exit' (or Ctrl-A X) leaves it"
 	exec "${qemu[@]}" -nographic
 fi
-qemu+=(-display none -monitor none -serial stdio)
-
+ktap=${log%.log}.ktap
+[ "$ktap" != "$log" ] || ktap=$log.ktap
 mkdir -p "$(dirname "$log")"
+rm -f "$ktap"
+# QEMU parses its option strings: give it a path of our own making only.
+raw=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-ktap.XXXXXX")/ktap
+trap 'rm -rf "$(dirname "$raw")"' EXIT
+qemu+=(-display none -monitor none -serial stdio -serial "file:$raw")
+
 set +e
 timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | head -c "$cap" | tr -d '\r' >"$log"
 rcs=("${PIPESTATUS[@]}")
 set -e
 qrc=${rcs[0]}
-if grep -q '^# userns-labs: end of checks' "$log"; then
+head -c "$cap" "$raw" 2>/dev/null | tr -d '\r' >"$ktap" || : >"$ktap"
+if grep -q '^# userns-labs: end of checks$' "$ktap"; then
 	exit 0
 elif grep -q 'Kernel panic' "$log"; then
 	exit 4
 fi
-size=$(wc -c <"$log")
+size=$(($(wc -c <"$log") + $(wc -c <"$ktap")))
 if [ "$size" -ge "$cap" ]; then
 	exit 6
 elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then

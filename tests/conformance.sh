@@ -25,10 +25,20 @@ summary=$(printf '%s\n' "$text" | grep -E '^conformance: [0-9]+ passed, [0-9]+ f
 t_grep "conformance.sh reports a summary with no failure" '^conformance: [1-9][0-9]* passed, 0 failed' "$summary"
 tag=$(printf '%s\n' "$summary" | sed -n 's/.*(\(.*\))$/\1/p')
 log=$C/logs/conformance-$tag.log
-if [ -n "$tag" ] && [ -f "$log" ]; then
-	t_ok "the serial log is kept: ${log#"$TOP"/}"
-	t_grep "the guest ran the kernel of $tag" "^# conformance: kernel .*#$tag@" "$(cat "$log")"
-	t_grep "the guest printed KTAP with a plan" '^1\.\.[0-9]+$' "$(grep -E '^(KTAP version 1|1\.\.[0-9]+)$' "$log")"
+ktap=$C/logs/conformance-$tag.ktap
+if [ -n "$tag" ] && [ -f "$log" ] && [ -f "$ktap" ]; then
+	t_ok "the kernel log and the results are kept: ${log#"$TOP"/}, ${ktap#"$TOP"/}"
+	t_grep "the guest ran the kernel of $tag" "^# conformance: kernel .*#$tag@" "$(cat "$ktap")"
+	t_grep "the guest printed KTAP with a plan" '^1\.\.[0-9]+$' "$(grep -E '^(KTAP version 1|1\.\.[0-9]+)$' "$ktap")"
+	kunit=$KERNEL_DIR/tools/testing/kunit/kunit.py
+	if [ -f "$kunit" ]; then
+		if python3 "$kunit" parse "$ktap" >"$out.kunit" 2>&1; then
+			t_ok "kunit.py parse reads the conformance results"
+		else
+			t_fail "kunit.py parse reads the conformance results" "$(tail -15 "$out.kunit")"
+		fi
+		rm -f "$out.kunit"
+	fi
 else
 	t_fail "no serial log for tag '$tag' in $C/logs"
 fi

@@ -62,7 +62,7 @@ for tag in $rows; do
 	fi
 	rc=0
 	"$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
-	res=$("$TOP/scripts/ktap.sh" results "$log" "$labs")
+	res=$("$TOP/scripts/ktap.sh" results "${log%.log}.ktap" "$labs")
 	rowbad=0
 	for j in $labs; do
 		st=$(printf '%s\n' "$res" | awk -v j="$j" '$1 == j { print $2 }')
@@ -82,10 +82,10 @@ for tag in $rows; do
 	printf '\n'
 	if [ "$rowbad" -ne 0 ]; then
 		bad=$((bad + 1))
-		"$TOP/scripts/ktap.sh" report "$log" "$labs" | sed 's/^/      /'
-		printf '      serial log kept: %s\n' "$log"
+		"$TOP/scripts/ktap.sh" report "${log%.log}.ktap" "$labs" | sed 's/^/      /'
+		printf '      kept: %s (kernel log) and %s (results)\n' "$log" "${log%.log}.ktap"
 	else
-		rm -f "$log"
+		rm -f "$log" "${log%.log}.ktap"
 	fi
 done
 if [ "$bad" -eq 0 ]; then
@@ -129,6 +129,6 @@ t_grep "panic: the serial log keeps the panic message" 'Kernel panic' "$(cat "$L
 rc=0
 QEMU_APPEND="labs.mode=hang" "$TOP/scripts/run-qemu.sh" --labs 01 --timeout 8 --log "$LOG_DIR/hang.log" || rc=$?
 t_expect "hang: run-qemu.sh reports TIMEOUT (exit 3) after its timeout" 3 "$rc"
-t_expect "hang: the lab is MISSING, not passed" "01 MISSING 0 0" "$("$TOP/scripts/ktap.sh" results "$LOG_DIR/hang.log" 01)"
+t_expect "hang: the lab is MISSING, not passed" "01 MISSING 0 0" "$("$TOP/scripts/ktap.sh" results "$LOG_DIR/hang.ktap" 01)"
 
 t_summary staircase

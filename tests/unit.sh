@@ -9,18 +9,33 @@ export NO_COLOR=1
 
 # --- KTAP parsing -------------------------------------------------------
 k() { "$top/scripts/ktap.sh" "$@"; }
-t_expect "ktap: a pass and a fail, kernel noise skipped" "01 PASS 2 2
-02 FAIL 1 2" "$(k results "$fx/ktap/pass-fail.log" "01 02")"
+tmp_u=$(mktemp)
+t_expect "ktap: a pass and a fail (a SKIP is not a failure)" "01 PASS 2 2
+02 FAIL 2 3" "$(k results "$fx/ktap/pass-fail.ktap" "01 02")"
 t_grep "ktap: the report shows the failed point's errno" \
-	'clone: EPERM' "$(k report "$fx/ktap/pass-fail.log" "01 02")"
-t_expect "ktap: a panicked guest leaves its labs MISSING" "01 MISSING 0 0
-02 MISSING 0 0" "$(k results "$fx/ktap/panic.log" "01 02")"
-t_grep "ktap: the report quotes the oops" 'Oops: 0002' "$(k report "$fx/ktap/panic.log" "01")"
+	'clone: EPERM' "$(k report "$fx/ktap/pass-fail.ktap" "01 02")"
+t_grep "ktap: the report shows a skipped point and why" \
+	'ok 3 c # SKIP no tun device' "$(k report "$fx/ktap/pass-fail.ktap" "01 02")"
+t_expect "ktap: a panicked guest leaves its labs MISSING, with the points done" "01 MISSING 2 6
+02 MISSING 0 0" "$(k results "$fx/ktap/panic.ktap" "01 02")"
+rep=$(k report "$fx/ktap/panic.ktap" "01")
+t_grep "ktap: the report names the point the guest died in" 'stopped during point 3, c_third_point' "$rep"
+t_grep "ktap: the report quotes the oops from the kernel log" 'Oops: 0002' "$rep"
+t_grep "ktap: the report shows where (RIP)" 'RIP: 0010:bprm_execve' "$rep"
+t_grep "ktap: a repeated Call Trace is shown once" 'Call Trace: \(2 times\)' "$rep"
 t_expect "ktap: fewer results than planned is a FAIL" "01 FAIL 1 3" \
-	"$(k results "$fx/ktap/short-plan.log" "01")"
-t_expect "ktap: a check that timed out" "01 TIMEOUT 1 3" "$(k results "$fx/ktap/timeout.log" "01")"
+	"$(k results "$fx/ktap/short-plan.ktap" "01")"
+t_expect "ktap: a check that timed out" "01 TIMEOUT 1 3" "$(k results "$fx/ktap/timeout.ktap" "01")"
 t_expect "ktap: garbage gives MISSING, not a crash" "01 MISSING 0 0" \
-	"$(k results "$fx/ktap/garbage.log" "01")"
+	"$(k results "$fx/ktap/garbage.ktap" "01")"
+t_expect "ktap: results printed inside a check, or past its plan, do not count" "01 FAIL 0 2" \
+	"$(k results "$fx/ktap/forged.ktap" "01")"
+if python3 -m unittest discover -s "$here" -p 'test_*.py' >"$tmp_u" 2>&1; then
+	t_ok "python unit tests (tests/test_*.py): $(grep -E '^Ran [0-9]+' "$tmp_u")"
+else
+	t_fail "python unit tests (tests/test_*.py)" "$(tail -30 "$tmp_u")"
+fi
+rm -f "$tmp_u"
 
 # --- a fake kernel tree: branches, dirty trees, patches ------------------
 tmp=$(mktemp -d)
@@ -89,6 +104,19 @@ rc=$?
 t_expect "guest ktap.sh: exit 1 when a point fails" 1 "$rc"
 t_grep "guest ktap.sh: ok line" '^ok 1 one$' "$out"
 t_grep "guest ktap.sh: not ok line with the output as diagnostics" '^# nope$' "$out"
+out=$(KTAP_POINT_TIMEOUT=1 sh -c ". '$top/guest-rootfs/lib/ktap.sh'; ktap_plan 5
+	slow() { sleep 30; echo never; }
+	expect hangs 'never' slow; expect next 'y' echo y
+	ktap_skip cannot 'no tun device here'; ktap_needs absent /nonexistent 'needs /nonexistent' || :
+	expect_xfail known 'a 3.7 limit' 'works' echo broken; ktap_done" 2>&1)
+rc=$?
+t_grep "guest ktap.sh: a point that hangs is a TIMEOUT of its own" '^not ok 1 hangs # TIMEOUT after 1s$' "$out"
+t_grep "guest ktap.sh: and the next point still runs" '^ok 2 next$' "$out"
+t_grep "guest ktap.sh: SKIP with its reason" '^ok 3 cannot # SKIP no tun device here$' "$out"
+t_grep "guest ktap.sh: ktap_needs skips when the file is absent" '^ok 4 absent # SKIP needs /nonexistent$' "$out"
+t_grep "guest ktap.sh: XFAIL for a point known to fail" '^ok 5 known # XFAIL a 3.7 limit$' "$out"
+t_grep "guest ktap.sh: each point is named before it runs" '^# running: hangs$' "$out"
+t_expect "guest ktap.sh: the timed-out point fails the check" 1 "$rc"
 
 # --- the course map is generated from lab.conf ---------------------------
 unset KERNEL_DIR STEPS_DIR SOLUTIONS_DIR BUILD LABS_DIR

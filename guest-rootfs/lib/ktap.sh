@@ -1,16 +1,32 @@
 # shellcheck shell=sh
-# KTAP helpers for the lab checks (sourced by /labs/NN-*/check).
+# KTAP helpers for the lab checks (sourced by /labs/NN-*/check). The output
+# is KTAP version 1 (Documentation/dev-tools/ktap.rst); /init indents it as
+# a subtest of the run.
 #
 #   ktap_plan N                         the number of test points
 #   expect NAME PATTERN CMD [ARG...]    ok if CMD's output matches PATTERN
 #                                       (a shell glob, matched line by line)
-#   ktap_done                           exit status: 0 if all were ok
+#   expect_xfail NAME REASON PATTERN CMD [ARG...]
+#                                       a point known to fail here: ok with
+#                                       XFAIL when it does, not ok when it
+#                                       unexpectedly passes (XPASS)
+#   ktap_skip NAME REASON               a point that cannot run here
+#   ktap_needs NAME PATH REASON         skip NAME unless PATH exists;
+#                                       returns 1 when it skipped
+#   ktap_done                           exit status: 0 if none failed
 #
+# Each point runs under its own time limit, KTAP_POINT_TIMEOUT seconds (set
+# by /init from lab.conf; 20 by default): a point that hangs is reported as
+# "not ok N NAME # TIMEOUT" and the points after it still run.
+#
+# Before a point runs, a "# running: NAME" line names it, so a kernel that
+# dies in the middle of a check still says which point it was running.
 # A failed point prints the command's output as KTAP diagnostics, so the
 # student sees the errno the kernel gave.
 
 ktap_n=0
 ktap_failed=0
+ktap_point_timeout=${KTAP_POINT_TIMEOUT:-20}
 
 ktap_plan() {
 	echo "KTAP version 1"
@@ -19,13 +35,13 @@ ktap_plan() {
 
 ktap_ok() {
 	ktap_n=$((ktap_n + 1))
-	echo "ok $ktap_n $1"
+	echo "ok $ktap_n $1${2:+ # $2}"
 }
 
 ktap_not_ok() {
 	ktap_n=$((ktap_n + 1))
 	ktap_failed=$((ktap_failed + 1))
-	echo "not ok $ktap_n $1"
+	echo "not ok $ktap_n $1${2:+ # $2}"
 }
 
 # ktap_diag TEXT: each line of TEXT as a '# ' comment
@@ -33,31 +49,92 @@ ktap_diag() {
 	printf '%s\n' "$1" | sed 's/^/# /'
 }
 
-expect() {
-	_name=$1 _pat=$2
-	shift 2
-	_out=$("$@" 2>&1)
+ktap_skip() {
+	ktap_ok "$1" "SKIP $2"
+}
+
+ktap_needs() {
+	[ -e "$2" ] && return 0
+	ktap_skip "$1" "$3"
+	return 1
+}
+
+# _ktap_run CMD...: run CMD (a program or a shell function) under the point's
+# time limit; sets _out (its output), _rc and _timed_out.
+_ktap_run() {
+	_tmp=/tmp/.ktap-point.$$
+	rm -f "$_tmp" "$_tmp.to"
+	("$@") >"$_tmp" 2>&1 </dev/null &
+	_pid=$!
+	(
+		sleep "$ktap_point_timeout"
+		: >"$_tmp.to"
+		kill -TERM "$_pid" 2>/dev/null && sleep 1 && kill -KILL "$_pid" 2>/dev/null
+	) >/dev/null 2>&1 &
+	_wd=$!
+	wait "$_pid"
 	_rc=$?
+	kill "$_wd" 2>/dev/null
+	wait "$_wd" 2>/dev/null
+	_timed_out=0
+	[ -e "$_tmp.to" ] && _timed_out=1
+	_out=$(cat "$_tmp" 2>/dev/null)
+	rm -f "$_tmp" "$_tmp.to"
+}
+
+# _ktap_match PATTERN: is a line of $_out matched by PATTERN? (sets _hit)
+_ktap_match() {
 	_hit=0
 	_old_ifs=$IFS
 	IFS='
 '
 	for _line in $_out; do
 		# shellcheck disable=SC2254
-		case $_line in $_pat) _hit=1 ;; esac
+		case $_line in $1) _hit=1 ;; esac
 	done
 	IFS=$_old_ifs
+}
+
+_ktap_got() {
+	if [ "$_timed_out" -eq 1 ]; then
+		ktap_diag "got (no answer in ${ktap_point_timeout}s, killed):"
+	elif [ "$_rc" -gt 128 ] && [ "$_rc" -lt 160 ]; then
+		ktap_diag "got (killed by signal SIG$(kill -l $((_rc - 128)) 2>/dev/null || echo $((_rc - 128)))):"
+	else
+		ktap_diag "got (exit $_rc):"
+	fi
+	ktap_diag "$_out"
+}
+
+expect() {
+	_name=$1 _pat=$2
+	shift 2
+	echo "# running: $_name"
+	_ktap_run "$@"
+	_ktap_match "$_pat"
 	if [ "$_hit" -eq 1 ]; then
 		ktap_ok "$_name"
+	elif [ "$_timed_out" -eq 1 ]; then
+		ktap_not_ok "$_name" "TIMEOUT after ${ktap_point_timeout}s"
+		ktap_diag "expected a line matching: $_pat"
+		_ktap_got
 	else
 		ktap_not_ok "$_name"
 		ktap_diag "expected a line matching: $_pat"
-		if [ "$_rc" -gt 128 ] && [ "$_rc" -lt 160 ]; then
-			ktap_diag "got (killed by signal SIG$(kill -l $((_rc - 128)) 2>/dev/null || echo $((_rc - 128)))):"
-		else
-			ktap_diag "got (exit $_rc):"
-		fi
-		ktap_diag "$_out"
+		_ktap_got
+	fi
+}
+
+expect_xfail() {
+	_name=$1 _why=$2 _pat=$3
+	shift 3
+	echo "# running: $_name"
+	_ktap_run "$@"
+	_ktap_match "$_pat"
+	if [ "$_hit" -eq 1 ]; then
+		ktap_not_ok "$_name" "XPASS expected to fail: $_why"
+	else
+		ktap_ok "$_name" "XFAIL $_why"
 	fi
 }
 

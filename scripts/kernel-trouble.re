@@ -1,0 +1,13 @@
+Kernel panic - not syncing
+kernel BUG at
+BUG: 
+Oops: 
+general protection fault
+WARNING: 
+RIP: 
+Call Trace:
+double fault
+stack segment
+invalid opcode: 
+watchdog: BUG: soft lockup
+INFO: task .* blocked for more than

@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Read the results a guest wrote on its results channel (X.ktap), with the
+kernel's own log (X.log, the console) beside it for what went wrong.
+
+  ktap.py results X.ktap [LABS]   one line per lab: "NN STATUS PASSED PLANNED"
+                                  STATUS: PASS FAIL TIMEOUT MISSING
+  ktap.py report X.ktap [LABS]    the same for people: the failed points with
+                                  their diagnostics, skipped and expected
+                                  failures, the point a dead guest was
+                                  running, and what the kernel said
+  ktap.py json X.ktap [LABS]      every lab and point, as JSON
+  ktap.py trouble X.log           the lines of a kernel log that say the
+                                  kernel is in trouble (scripts/kernel-trouble.re)
+
+LABS ("01 02 ...") are the labs that were asked for: one with no result line
+is MISSING (the guest crashed or hung before it ended). The input is KTAP
+version 1 as Documentation/dev-tools/ktap.rst gives it: the run at the top
+level, one subtest per lab indented by two spaces, whose result lines are the
+lab's test points. Lines at other indentations, and unknown lines, are
+diagnostics: they never count as results.
+"""
+
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TROUBLE_FILE = os.path.join(HERE, "kernel-trouble.re")
+
+RESULT = re.compile(r"^(ok|not ok) ([0-9]+)(?: (?:- )?([^#]*?))?\s*(?:#\s*(.*))?$")
+PLAN = re.compile(r"^1\.\.([0-9]+)\s*$")
+LAB_NAME = re.compile(r"^lab-([0-9][0-9])(?:-|$)")
+DIRECTIVES = ("SKIP", "XFAIL", "TIMEOUT", "ERROR", "XPASS", "TODO")
+SENTINEL = "# userns-labs: end of checks"
+
+
+def trouble_patterns(path=TROUBLE_FILE):
+    with open(path, encoding="utf-8") as f:
+        return [re.compile(line.rstrip("\n")) for line in f if line.strip()]
+
+
+def trouble(text, patterns=None, limit=25):
+    """The lines of a kernel log that say the kernel is in trouble, the
+    location lines (BUG at, RIP) first-class; a repeated line (Call Trace:)
+    is shown once, with its count."""
+    patterns = patterns if patterns is not None else trouble_patterns()
+    out, seen = [], {}
+    for line in text.splitlines():
+        line = line.rstrip("\r")
+        if not any(p.search(line) for p in patterns):
+            continue
+        key = re.sub(r"^\[ *[0-9.]+\] ", "", line)
+        if key in seen:
+            seen[key] += 1
+            continue
+        seen[key] = 1
+        out.append(key)
+    lines = []
+    for key in out[:limit]:
+        n = seen[key]
+        lines.append(key + (" (%d times)" % n if n > 1 else ""))
+    if len(out) > limit:
+        lines.append("... and %d more such lines" % (len(out) - limit))
+    return lines
+
+
+def split_result(line):
+    """(ok, number, name, directive, reason) of a result line, or None."""
+    m = RESULT.match(line)
+    if not m:
+        return None
+    ok = m.group(1) == "ok"
+    name = (m.group(3) or "").strip()
+    rest = (m.group(4) or "").strip()
+    directive, reason = "", rest
+    word = rest.split(" ", 1)[0] if rest else ""
+    if word.upper() in DIRECTIVES:
+        directive = word.upper()
+        reason = rest[len(word):].strip()
+    return ok, int(m.group(2)), name, directive, reason
+
+
+def point_status(ok, directive):
+    if ok:
+        return directive if directive in ("SKIP", "XFAIL") else "PASS"
+    if directive == "TIMEOUT":
+        return "TIMEOUT"
+    return "FAIL"
+
+
+def new_lab(name):
+    return {"name": name, "plan": None, "points": [], "pre": [], "top": None,
+            "top_reason": "", "running": None}
+
+
+def parse_text(text):
+    """(labs, order, run) of a results channel. The lines between a lab's
+    "  # Subtest: lab-NN-..." and its top-level result line belong to it."""
+    labs, order, run = {}, [], {"plan": None, "ended": False, "kernel": ""}
+    chunks = []  # (lab number or None, [lines])
+    cur = None
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        if line.startswith("  # Subtest: "):
+            lm = LAB_NAME.match(line[len("  # Subtest: "):].strip())
+            if lm:
+                cur = lm.group(1)
+                name = line[len("  # Subtest: "):].strip()
+                if cur not in labs:
+                    labs[cur] = new_lab(name)
+                    order.append(cur)
+                else:  # a second subtest for the same lab: start it over
+                    labs[cur] = new_lab(name)
+                continue
+        chunks.append((cur, line))
+        r = split_result(line) if not line.startswith(" ") else None
+        if r and cur is not None:
+            lm = LAB_NAME.match(r[2])
+            if lm and lm.group(1) == cur:
+                cur = None
+    for n, line in chunks:
+        if line == SENTINEL:
+            run["ended"] = True
+            continue
+        if n is not None and line.startswith("  ") and not line.startswith("   "):
+            feed_point_line(labs[n], line[2:])
+            continue
+        if line.startswith(" "):
+            continue
+        m = PLAN.match(line)
+        if m and run["plan"] is None:
+            run["plan"] = int(m.group(1))
+            continue
+        if line.startswith("# userns-labs kernel: ") and not run["kernel"]:
+            run["kernel"] = line[len("# userns-labs kernel: "):]
+            continue
+        r = split_result(line)
+        if not r:
+            continue
+        ok, _num, name, directive, reason = r
+        lm = LAB_NAME.match(name)
+        if not lm:
+            continue
+        k = lm.group(1)
+        if k not in labs:
+            labs[k] = new_lab(name)
+            order.append(k)
+        lab = labs[k]
+        if lab["top"] is not None:
+            continue  # the first result line for a lab is the one that counts
+        lab["top"] = "PASS" if ok else ("TIMEOUT" if directive == "TIMEOUT" else "FAIL")
+        lab["top_reason"] = (directive + " " + reason).strip()
+    return labs, order, run
+
+
+def feed_point_line(lab, body):
+    if body.startswith("KTAP version") or body.startswith("# Subtest: "):
+        return
+    m = PLAN.match(body)
+    if m:
+        if lab["plan"] is None:
+            lab["plan"] = int(m.group(1))
+        return
+    r = split_result(body)
+    # a result counts only as the next point of the plan: anything else (a
+    # repeated number, one past the plan) is a diagnostic line
+    if r and r[1] == len(lab["points"]) + 1 and (lab["plan"] is None or r[1] <= lab["plan"]):
+        ok, num, name, directive, reason = r
+        lab["points"].append({"num": num, "name": name, "status": point_status(ok, directive),
+                              "directive": directive, "reason": reason, "diag": []})
+        lab["running"] = None
+        return
+    if body.startswith("# running: "):
+        lab["running"] = body[len("# running: "):].strip()
+        return
+    if body.startswith("#") or r:
+        text = body[2:] if body.startswith("# ") else body[1:] if body.startswith("#") else body
+        if lab["points"] and lab["running"] is None:
+            lab["points"][-1]["diag"].append(text)
+        else:
+            lab["pre"].append(text)
+
+
+def summarize(lab):
+    """(status, passed, planned) of a lab, from its points and result line."""
+    plan = lab["plan"] or 0
+    oks = [p for p in lab["points"] if p["status"] in ("PASS", "SKIP", "XFAIL")]
+    bad = [p for p in lab["points"] if p["status"] not in ("PASS", "SKIP", "XFAIL")]
+    nums = [p["num"] for p in lab["points"]]
+    st = lab["top"]
+    if st is None:
+        st = "MISSING"
+    elif st == "PASS" and (bad or plan == 0 or len(oks) < plan or
+                           nums != list(range(1, len(nums) + 1))):
+        st = "FAIL"
+    return st, len(oks), plan
+
+
+def results(text, want=()):
+    labs, order, _run = parse_text(text)
+    out = {}
+    for n in order:
+        out[n] = summarize(labs[n])
+    for n in want:
+        out.setdefault(n, ("MISSING", len([p for p in labs[n]["points"]
+                                            if p["status"] in ("PASS", "SKIP", "XFAIL")]) if n in labs else 0,
+                           (labs[n]["plan"] or 0) if n in labs else 0))
+    return labs, out
+
+
+def console_for(path):
+    if path.endswith(".ktap"):
+        log = path[:-len(".ktap")] + ".log"
+        if os.path.exists(log):
+            return log
+    return None
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def cmd_results(path, want):
+    _labs, res = results(read(path), want)
+    for n in sorted(res):
+        st, passed, plan = res[n]
+        print("%s %s %d %d" % (n, st, passed, plan))
+
+
+def cmd_report(path, want):
+    labs, res = results(read(path), want)
+    for n in sorted(res):
+        st, passed, plan = res[n]
+        print("  lab %s: %s (%d/%d)" % (n, st, passed, plan))
+        lab = labs.get(n)
+        if not lab:
+            continue
+        for p in lab["points"]:
+            if p["status"] == "PASS":
+                continue
+            line = "%s %d %s" % ("ok" if p["status"] in ("SKIP", "XFAIL") else "not ok",
+                                 p["num"], p["name"])
+            if p["directive"]:
+                line += " # " + (p["directive"] + " " + p["reason"]).strip()
+            print("      " + line)
+            if p["status"] in ("SKIP", "XFAIL"):
+                continue
+            for d in p["diag"]:
+                print("          " + d)
+        if lab["running"] and st != "PASS":
+            how = ("the check ran out of time" if st == "TIMEOUT" else
+                   "the guest stopped" if st == "MISSING" else "the check ended")
+            print("      %s during point %d, %s (%d point(s) done before it)"
+                  % (how, len(lab["points"]) + 1, lab["running"], len(lab["points"])))
+    log = console_for(path)
+    if log:
+        said = trouble(read(log))
+        if said:
+            print("  kernel said:")
+            for line in said:
+                print("      " + line)
+
+
+def cmd_json(path, want):
+    labs, res = results(read(path), want)
+    _l, _o, run = parse_text(read(path))
+    doc = {"kernel": run["kernel"], "ended": run["ended"], "labs": {}}
+    for n in sorted(res):
+        st, passed, plan = res[n]
+        lab = labs.get(n, new_lab("lab-" + n))
+        doc["labs"][n] = {"name": lab["name"], "status": st, "passed": passed, "planned": plan,
+                          "running": lab["running"],
+                          "points": [{k: p[k] for k in ("num", "name", "status", "reason")}
+                                     for p in lab["points"]]}
+    print(json.dumps(doc, indent=1, sort_keys=True))
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "trouble"):
+        sys.stderr.write("usage: ktap.py results|report|json X.ktap [LABS] | trouble X.log\n")
+        return 2
+    cmd, path = argv[0], argv[1]
+    want = " ".join(argv[2:]).split()
+    if cmd == "trouble":
+        for line in trouble(read(path)):
+            print(line)
+        return 0
+    {"results": cmd_results, "report": cmd_report, "json": cmd_json}[cmd](path, want)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
