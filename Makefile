@@ -6,7 +6,7 @@ S := scripts
 # As root, missing Debian packages are installed; otherwise their apt line is shown.
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status test test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -43,6 +43,9 @@ guest: ## pack the guest initramfs (busybox, demos, checks)
 test: ## the project's own tests: unit, lint, staircase, identity (CI runs this)
 	@$(S)/deps.sh --test
 	@tests/run.sh
+
+test-fresh: ## make lab-1 and make test on a brand-new minimal Debian 12 (debootstrap; root; ~25 min)
+	@$(S)/test-fresh.sh
 
 test-quick: ## the tests that need no kernel build (unit and lint)
 	@tests/run.sh --quick
