@@ -15,13 +15,15 @@
  *
  * What each new namespace shows:
  *  uts	sethostname() works inside, and the host keeps its own name;
- *  ipc	a message queue made outside is not seen inside;
+ *  ipc	a System V and a POSIX message queue made outside are not seen
+ *	inside;
  *  mnt	nothing is mounted (mounting in it comes in a later lab);
  *  net	an abstract unix socket listening outside cannot be reached;
  *  pid	the first process in the new namespace has pid 1.
  */
 #include "../lib/ulab.h"
 #include <stddef.h>
+#include <mqueue.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/socket.h>
@@ -48,6 +50,7 @@ static const struct ns_type types[NTYPES] = {
 static int chosen[NTYPES], nchosen;
 static int use_clone, all_in_one;
 static key_t queue_key;
+static char mq_name[32];
 static struct sockaddr_un sock_addr;
 static socklen_t sock_len;
 
@@ -86,6 +89,10 @@ static void make_fixtures(void)
 	queue_key = 0x4c350000 | (getpid() & 0xffff);
 	if (msgget(queue_key, IPC_CREAT | 0600) < 0)
 		ulab_fail("outside: msgget");
+	/* a POSIX queue too: the mqueue filesystem of this IPC namespace */
+	snprintf(mq_name, sizeof(mq_name), "/lab05-%d", (int)getpid());
+	if (mq_open(mq_name, O_RDWR | O_CREAT | O_CLOEXEC, 0600, NULL) < 0)
+		ulab_fail("outside: mq_open");
 
 	sock_addr.sun_family = AF_UNIX;
 	snprintf(sock_addr.sun_path + 1, sizeof(sock_addr.sun_path) - 1,
@@ -105,6 +112,7 @@ static void drop_fixtures(void)
 
 	if (id >= 0)
 		msgctl(id, IPC_RMID, NULL);
+	mq_unlink(mq_name);
 }
 
 static int show_pid_child(void *unused)
@@ -134,6 +142,11 @@ static void show(const struct ns_type *t, int cloned)
 			       ulab_errname(errno));
 		else
 			printf("outside message queue seen inside: yes\n");
+		if (mq_open(mq_name, O_RDONLY | O_CLOEXEC) < 0)
+			printf("outside POSIX message queue seen inside: no (%s)\n",
+			       ulab_errname(errno));
+		else
+			printf("outside POSIX message queue seen inside: yes\n");
 		break;
 	case CLONE_NEWNET:
 		fd = socket(AF_UNIX, SOCK_STREAM, 0);

@@ -10,8 +10,9 @@
  * Run it as an ordinary user (uid 1000). The parent maps its own uid and
  * gid to 0 in the child's user namespace; the child, root there, then tries
  * what a container's init does first: bring lo up, make a veth pair, give it
- * addresses (rtnetlink and the old ioctls), open raw sockets, serve TCP on
- * port 80 and turn on ip_forward. Every step prints "ok" or the errno.
+ * addresses (rtnetlink and the old ioctls), make a tap device (/dev/net/tun)
+ * and bring it up, open raw sockets, serve TCP on port 80 and turn on
+ * ip_forward. Every step prints "ok" or the errno.
  */
 #include "../lib/ulab.h"
 #include <arpa/inet.h>
@@ -22,10 +23,12 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/if_link.h>
+#include <linux/if_tun.h>
 #include <linux/veth.h>
 
 #define VETH_A "l13a"
 #define VETH_B "l13b"
+#define TAP "l13t"
 
 /* "host netns: " when the child stays in the host's network namespace */
 static const char *where = "";
@@ -186,6 +189,28 @@ static int ioctl_link_up(const char *name)
 	return ret;
 }
 
+/*
+ * A tap device from /dev/net/tun (TUNSETIFF). It lives while the returned
+ * descriptor is open.
+ */
+static int tun_new_tap(const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd, err;
+
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 /* SIOCSIFADDR through an AF_INET socket: handled by devinet_ioctl() */
 static int ioctl_set_addr(const char *name, const char *addr)
 {
@@ -316,6 +341,8 @@ static void show_links(const char *where)
 
 static int in_new_netns(void *unused)
 {
+	int tap;
+
 	ulab_print_ids("inside");
 	show_links("in the new netns");
 	report("rtnetlink: set lo up", rtnl_link_up("lo"));
@@ -327,6 +354,13 @@ static int in_new_netns(void *unused)
 	       ioctl_set_addr("lo:13", "10.13.1.1"));
 	report("rtnetlink: new veth pair " VETH_A "/" VETH_B,
 	       rtnl_new_veth(VETH_A, VETH_B));
+	tap = tun_new_tap(TAP);
+	report("tun: new tap " TAP " (TUNSETIFF)", tap < 0 ? tap : 0);
+	if (tap >= 0) {
+		report("ioctl SIOCSIFFLAGS (dev_ioctl): set " TAP " up",
+		       ioctl_link_up(TAP));
+		close(tap);
+	}
 	show_links("in the new netns");
 	report("raw socket AF_INET", raw_socket(AF_INET));
 	report("raw socket AF_INET6", raw_socket(AF_INET6));
