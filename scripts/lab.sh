@@ -98,9 +98,9 @@ check() { # [NN]
 	case $rc in
 	0) ;;
 	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?). Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	4) printf '%sPANIC:%s the kernel panicked. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	6) printf '%sFLOOD:%s the console output was cut at its cap. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended. Serial log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	4) printf '%sPANIC:%s the kernel panicked. Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	6) printf '%sFLOOD:%s the console output was cut at its cap. Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended. Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
 	esac
 	while read -r k st _; do
 		[ "$st" = PASS ] && continue

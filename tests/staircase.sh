@@ -49,7 +49,8 @@ printf '\nstaircase: %s (P pass, . fail, as expected; ! marks a wrong result)\n'
 printf '%-14s' ""
 for j in $labs; do printf ' %3s' "$j"; done
 printf '\n'
-bad=0
+bad=0 kbad=""
+kunit=$wt/tools/testing/kunit/kunit.py
 for tag in $rows; do
 	step=$(row_step "$tag")
 	git -C "$wt" checkout -q -f --detach "$tag"
@@ -63,6 +64,11 @@ for tag in $rows; do
 	rc=0
 	"$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
 	res=$("$TOP/scripts/ktap.sh" results "${log%.log}.ktap" "$labs")
+	# the kernel's own KTAP parser must read the same results
+	if [ -f "$kunit" ] && ! kdiff=$(python3 "$here/kunit_compare.py" "$kunit" "${log%.log}.ktap" 2>&1); then
+		kbad="$kbad$tag: $kdiff
+"
+	fi
 	rowbad=0
 	for j in $labs; do
 		st=$(printf '%s\n' "$res" | awk -v j="$j" '$1 == j { print $2 }')
@@ -92,6 +98,13 @@ if [ "$bad" -eq 0 ]; then
 	t_ok "staircase: every step gives exactly the expected pass/fail row"
 else
 	t_fail "staircase: $bad step(s) gave a wrong row (see above)"
+fi
+if [ ! -f "$kunit" ]; then
+	t_fail "kunit.py: not in the worktree ($kunit)"
+elif [ -z "$kbad" ]; then
+	t_ok "kunit.py parse reads every step's results as ktap.py does (labs, points, statuses)"
+else
+	t_fail "kunit.py parse and ktap.py disagree" "$kbad"
 fi
 
 # --- identity -------------------------------------------------------------
