@@ -4,6 +4,15 @@
 SHELL := /bin/bash
 S := scripts
 # As root, missing Debian packages are installed; otherwise their apt line is shown.
+# Variables given on the command line (SUB, DIR, LAB, TAG) reach the scripts
+# through the environment ("$${SUB-}"), never pasted into a recipe's text, and
+# their text is taken as it is ($(value ...)): make does not expand a
+# '$(shell ...)' in a file name either. A file name is data, not code.
+override SUB := $(value SUB)
+override DIR := $(value DIR)
+override LAB := $(value LAB)
+override TAG := $(value TAG)
+export SUB DIR LAB TAG
 DEPS = $(S)/deps.sh
 
 .PHONY: help deps tree build guest check boot status test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
@@ -26,7 +35,7 @@ solution-%: deps ## switch to the reference answer of lab N (branch solution/lab
 	@$(S)/lab.sh solution $*
 
 check: ## build, boot in QEMU, run this lab's check and every earlier one
-	@$(S)/lab.sh check $(LAB)
+	@$(S)/lab.sh check "$${LAB-}"
 
 boot: ## an interactive shell in the guest (root; 'su student' for uid 1000)
 	@$(S)/lab.sh boot
@@ -57,16 +66,16 @@ bench: ## time the cold build, the edit-rebuild-boot-check loop, a boot, the sta
 	@$(S)/bench.sh
 
 grade: ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
-	@$(S)/grade.sh "$(SUB)" $(LAB)
+	@$(S)/grade.sh "$${SUB-}" "$${LAB-}"
 
 grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N (resumable)
-	@$(S)/grade.sh --all "$(DIR)" $(LAB)
+	@$(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
 
 install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel
 	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1
 
 conformance: ## the kernel's own namespace selftests (nsfs, pidfd, ...) in the guest at the final step; TAG=lab-00 for another
-	@$(S)/import-kernel.sh && $(S)/apply-steps.sh && $(S)/conformance.sh $(if $(TAG),--tag $(TAG))
+	@$(S)/import-kernel.sh && $(S)/apply-steps.sh && $(S)/conformance.sh $${TAG:+--tag "$$TAG"}
 
 book: ## render the book: build/book/index.html and build/book/userns-labs.epub
 	@$(S)/book.sh

@@ -23,16 +23,34 @@ json_str() { # escape for JSON
 }
 csv_str() { printf '"%s"' "$(printf '%s' "$1" | tr '\n' ' ' | sed 's/"/""/g')"; }
 
+# safe_id NAME: what a submission's results folder, git ref and kernel label
+# are called. NAME (a file or folder name: anything a student can type) never
+# reaches a path, a ref or a shell; it is kept, as it is, in the reports.
+safe_id() {
+	local s
+	s=$(printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_' |
+		sed -e 's/\.\.*/./g' -e 's/^[._-]*//' -e 's/\.lock$/_lock/' -e 's/\.$/_/' | cut -c1-48)
+	if [ -z "$s" ] || [ "$s" != "$1" ]; then
+		s="${s:-submission}-$(printf '%s' "$1" | sha1sum | cut -c1-8)"
+	fi
+	printf '%s\n' "$s"
+}
+
 # The top-level names of the kernel tree: a submitted path elsewhere is not kernel.
 kernel_top() { kgit ls-tree --name-only distro; }
 
 grade_one() { # SUB LAB [NAME]
 	local sub=$1 lab name ref kind status="" detail="" files="" ignored="" wt obj start_tag
 	lab=$(printf '%02d' "$((10#$2))")
-	name=${3:-$(basename "${sub%%#*}")}
-	name=${name%.patch}
-	local out=$OUT/$name
-	rm -rf "$out"
+	name=${3:-$(basename -- "${sub%%#*}")}
+	[ -n "${3:-}" ] || [ -z "${name%.patch}" ] || name=${name%.patch}
+	local id
+	id=$(safe_id "$name")
+	GRADE_ID=$id
+	# the one folder this submission owns: never anything above it
+	local out=$OUT/$id
+	case $id in '' | . | .. | */*) die "grader error: no safe results folder for '$name'" ;; esac
+	rm -rf -- "$out"
 	mkdir -p "$out"
 	start_tag=lab-$lab-start
 	lab_dir "$lab" >/dev/null || die "there is no lab $lab"
@@ -76,10 +94,10 @@ grade_one() { # SUB LAB [NAME]
 		repo | bundle)
 			if [ "$kind" = repo ] && [ -n "$(git -C "$sub" status --porcelain 2>/dev/null | grep -v '^??' | head -1)" ]; then
 				status=DIRTY detail="the repository $sub has uncommitted changes: commit them first (git -C $sub commit -am 'submission'); nothing was changed"
-			elif ! kgit fetch -q "$sub" "+${ref:-HEAD}:refs/grade/$name" 2>"$tmpd/fetch"; then
+			elif ! kgit fetch -q -- "$sub" "+${ref:-HEAD}:refs/grade/$id" 2>"$tmpd/fetch"; then
 				status=NOT_A_PATCH detail="cannot read ${ref:-HEAD} from $sub: $(head -2 "$tmpd/fetch")"
 			else
-				kgit diff --binary "$start_tag" "refs/grade/$name" >"$tmpd/tree.diff"
+				kgit diff --binary "$start_tag" "refs/grade/$id" >"$tmpd/tree.diff"
 				patches=("$tmpd/tree.diff")
 			fi
 			;;
@@ -151,7 +169,7 @@ $(printf '%s\n' "$msg" | head -8)"
 	for ((k = 1; k <= 10#$lab; k++)); do lab_dir "$k" >/dev/null && labs="$labs $(printf '%02d' "$k")"; done
 	labs=${labs# }
 	subhash=$(git -C "$wt" diff "$start_tag" HEAD | sha1sum | cut -c1-10)
-	local label="grade-$name-lab$lab-$subhash"
+	local label="grade-$id-lab$lab-$subhash"
 
 	if [ -z "$status" ]; then
 		if ! KERNEL_DIR=$wt OBJ_DIR=$obj LOG_DIR=$out BUILD_LABEL=$label \
@@ -221,8 +239,12 @@ $(printf '%s\n' "$msg" | head -8)"
 		verdict=PASS
 		printf '%s\n' "$res" | awk '$2 != "PASS"' | grep -q . && verdict=FAIL
 	fi
+	# the kernel's identity from the host's own build, never from the guest
 	local kver=""
-	[ -f "$ktap" ] && kver=$(grep -m1 '^# userns-labs kernel:' "$ktap" | sed 's/^# userns-labs kernel: //')
+	if [ -f "$obj/include/config/kernel.release" ] && [ -f "$obj/include/generated/utsversion.h" ] &&
+		grep -qF "#$label@" "$obj/include/generated/utsversion.h"; then
+		kver="$(cat "$obj/include/config/kernel.release") $(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$obj/include/generated/utsversion.h")"
+	fi
 
 	{
 		printf 'submission: %s (%s)\nlab:        %s\nresult:     %s\nscore:      %s / %s\n' "$sub${ref:+#$ref}" "$kind" "$lab" "$verdict" "$score" "$max"
@@ -264,29 +286,47 @@ mkdir -p "$G" "$OUT"
 export GUEST_DIR=$G/guest
 "$TOP/scripts/build-guest.sh" >/dev/null 2>&1 || die "the guest initramfs does not build"
 
+# LAB=N: a number, and nothing else reaches the shell's arithmetic
+valid_lab() {
+	case $1 in
+	'' | *[!0-9]*) die "LAB must be a lab number (1 to 16), not '$1'" ;;
+	esac
+	lab_dir "$1" >/dev/null || die "there is no lab $1 (see labs/README.md)"
+}
+
 if [ "${1:-}" = --all ]; then
 	dir=${2:-} lab=${3:-}
 	[ -d "$dir" ] || die "usage: make grade-all DIR=<directory of submissions> LAB=N"
 	[ -n "$lab" ] || die "say which lab the class handed in: make grade-all DIR=$dir LAB=N"
+	valid_lab "$lab"
 	harness=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	lab=$(printf '%02d' "$((10#$lab))")
+	entry_name() { # an entry's name: alice.patch is alice, unless alice/ is there too
+		local n
+		n=$(basename -- "$1")
+		[ -e "$dir/${n%.patch}" ] && [ "${n%.patch}" != "$n" ] && { printf '%s\n' "$n"; return; }
+		printf '%s\n' "${n%.patch}"
+	}
 	for s in "$dir"/*; do
-		n=$(basename "$s")
-		n=${n%.patch}
-		stamp="$harness $(find "$s" -type f -exec sha1sum {} + 2>/dev/null | sort | sha1sum | cut -c1-12)"
-		if [ -f "$OUT/$n/results.csv" ] && [ "$(cat "$OUT/$n/.stamp" 2>/dev/null)" = "$stamp" ]; then
-			info "$n: already graded (remove $OUT/$n to grade again)"
+		[ -e "$s" ] || continue
+		n=$(entry_name "$s")
+		id=$(safe_id "$n")
+		# the stamp: this harness, this lab, these files
+		stamp="$harness lab$lab $(find "$s" -type f -exec sha1sum {} + 2>/dev/null | sort | sha1sum | cut -c1-12)"
+		if [ -f "$OUT/$id/results.csv" ] && [ "$(cat "$OUT/$id/.stamp" 2>/dev/null)" = "$stamp" ]; then
+			info "$n: already graded (remove $OUT/$id to grade again)"
 			continue
 		fi
 		info "grading $n"
 		grade_one "$s" "$lab" "$n" >/dev/null
-		echo "$stamp" >"$OUT/$n/.stamp"
-		sed -n 's/^result: *//p' "$OUT/$n/report.txt" | sed "s/^/    $n: /"
+		echo "$stamp" >"$OUT/$id/.stamp"
+		sed -n 's/^result: *//p' "$OUT/$id/report.txt" | sed "s/^/    $n: /"
 	done
 	{
 		csv_header "$lab"
 		for s in "$dir"/*; do
-			n=$(basename "$s")
-			cat "$OUT/${n%.patch}/results.csv" 2>/dev/null
+			[ -e "$s" ] || continue
+			cat "$OUT/$(safe_id "$(entry_name "$s")")/results.csv" 2>/dev/null
 		done
 	} >"$OUT/summary.csv"
 	info "summary: $OUT/summary.csv"
@@ -294,7 +334,7 @@ if [ "${1:-}" = --all ]; then
 	exit 0
 fi
 
-sub=${1:-}
+sub=${1-}
 [ -n "$sub" ] || die "usage: make grade SUB=<patch|mbox|dir of patches|bundle|repo[#branch]> LAB=N"
 lab=${2:-}
 if [ -z "$lab" ]; then
@@ -303,5 +343,7 @@ if [ -z "$lab" ]; then
 	case $b in *lab-[0-9][0-9]) lab=${b##*lab-} ;; esac
 	[ -n "$lab" ] || die "say which lab this is: make grade SUB=$sub LAB=N"
 fi
+valid_lab "$lab"
+GRADE_ID=""
 grade_one "$sub" "$lab"
-echo "results: $OUT/$(basename "${sub%%#*}" .patch)/ (report.txt, results.json, results.tap, results.csv)"
+echo "results: $OUT/$GRADE_ID/ (report.txt, results.json, results.tap, results.csv)"
