@@ -90,6 +90,7 @@ mirror() {
 
 : >"$log"
 start=$(date +%s)
+head=$(git -C "$TOP" rev-parse --short HEAD)
 remove_root
 mkdir -p "$root"
 m=$(mirror)
@@ -107,7 +108,7 @@ step "apt sources and DNS as on this machine" sh -c "
 	cp -L /etc/resolv.conf '$root/etc/resolv.conf' 2>/dev/null || :
 	cp -a /etc/apt/apt.conf.d/. '$root/etc/apt/apt.conf.d/' 2>/dev/null || :"
 
-step "a clean clone of HEAD ($(git -C "$TOP" rev-parse --short HEAD))" \
+step "a clean clone of HEAD ($head)" \
 	git clone -q --no-local --no-hardlinks "$TOP" "$root/root/userns-labs"
 
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" # no services started
@@ -138,4 +139,4 @@ tail -3 "$log" | grep -E '^total: ' | sed 's/^/    /' || true
 unmount_all
 [ -n "${FRESH_KEEP:-}" ] || remove_root
 printf '\ntest-fresh: every step passed in %d s (HEAD %s)\n%s' "$(($(date +%s) - start))" \
-	"$(git -C "$TOP" rev-parse --short HEAD)" "$summary"
+	"$head" "$summary"
