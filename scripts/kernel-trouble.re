@@ -11,3 +11,4 @@ stack segment
 invalid opcode: 
 watchdog: BUG: soft lockup
 INFO: task .* blocked for more than
+Out of memory: Killed process

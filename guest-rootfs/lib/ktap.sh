@@ -59,27 +59,56 @@ ktap_needs() {
 	return 1
 }
 
+# The points' time limit: one watchdog for the whole check, started at the
+# first point. expect writes "PID SEQ" of the running point to $_ktap_ctl;
+# when the same point is still running after ktap_point_timeout seconds, the
+# watchdog kills it. It looks once a second and ends with the check. (A
+# watchdog per point costs two processes a point, some 30 ms each here.)
+_ktap_ctl=/tmp/.ktap-point-$$
+_ktap_wd=""
+_ktap_watchdog() {
+	_last="" _secs=0
+	while kill -0 "$1" 2>/dev/null; do
+		sleep 1
+		_cur=""
+		read -r _cur <"$_ktap_ctl" 2>/dev/null
+		if [ "$_cur" != "$_last" ]; then
+			_last=$_cur _secs=0
+			continue
+		fi
+		_secs=$((_secs + 1))
+		case $_cur in '' | -*) continue ;; esac
+		if [ "$_secs" -ge "$ktap_point_timeout" ]; then
+			: >"$_ktap_ctl.to"
+			kill -TERM "${_cur%% *}" 2>/dev/null && sleep 1 && kill -KILL "${_cur%% *}" 2>/dev/null
+			_secs=-1000
+		fi
+	done
+	rm -f "$_ktap_ctl" "$_ktap_ctl.to" "$_ktap_ctl.out"
+}
+
 # _ktap_run CMD...: run CMD (a program or a shell function) under the point's
 # time limit; sets _out (its output), _rc and _timed_out.
 _ktap_run() {
-	_tmp=/tmp/.ktap-point.$$
-	rm -f "$_tmp" "$_tmp.to"
-	("$@") >"$_tmp" 2>&1 </dev/null &
+	if [ -z "$_ktap_wd" ]; then
+		_ktap_watchdog $$ >/dev/null 2>&1 </dev/null &
+		_ktap_wd=$!
+	fi
+	rm -f "$_ktap_ctl.to"
+	("$@") >"$_ktap_ctl.out" 2>&1 </dev/null &
 	_pid=$!
-	(
-		sleep "$ktap_point_timeout"
-		: >"$_tmp.to"
-		kill -TERM "$_pid" 2>/dev/null && sleep 1 && kill -KILL "$_pid" 2>/dev/null
-	) >/dev/null 2>&1 &
-	_wd=$!
+	echo "$_pid $ktap_n" >"$_ktap_ctl"
 	wait "$_pid"
 	_rc=$?
-	kill "$_wd" 2>/dev/null
-	wait "$_wd" 2>/dev/null
+	echo "- $ktap_n" >"$_ktap_ctl"
 	_timed_out=0
-	[ -e "$_tmp.to" ] && _timed_out=1
-	_out=$(cat "$_tmp" 2>/dev/null)
-	rm -f "$_tmp" "$_tmp.to"
+	[ -e "$_ktap_ctl.to" ] && _timed_out=1
+	# the output, read with the shell's own read: no process to start
+	_out="" _first=1
+	while IFS= read -r _line || [ -n "$_line" ]; do
+		if [ "$_first" -eq 1 ]; then _out=$_line _first=0; else _out="$_out
+$_line"; fi
+	done <"$_ktap_ctl.out"
 }
 
 # _ktap_match PATTERN: is a line of $_out matched by PATTERN? (sets _hit)
@@ -139,5 +168,6 @@ expect_xfail() {
 }
 
 ktap_done() {
+	[ -z "$_ktap_wd" ] || kill "$_ktap_wd" 2>/dev/null
 	[ "$ktap_failed" -eq 0 ]
 }
