@@ -17,7 +17,8 @@ export CCACHE_DIR=$B/ccache NO_COLOR=1
 declare -a rows=()
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-median() { tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# spread: "min / median / max s" of the times given
+spread() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { printf "%s / %s / %s s", a[1], a[int((NR + 1) / 2)], a[NR] }'; }
 
 if [[ " $what " == *" cold "* ]]; then
 	info "bench: cold start (empty ccache, fresh import)"
@@ -46,7 +47,7 @@ if [[ " $what " == *" edit "* ]]; then
 		ts="$ts $(secs "$t0" "$(now)")"
 	done
 	kgit checkout -q -- fs/exec.c
-	rows+=("edit fs/exec.c -> rebuild -> boot -> check (median of 3)|$(echo "$ts" | median) s  ($ts )")
+	rows+=("edit fs/exec.c -> rebuild -> boot -> check (min/median/max of 3)|$(echo "$ts" | spread)")
 fi
 
 if [[ " $what " == *" boot "* ]]; then
@@ -58,7 +59,7 @@ if [[ " $what " == *" boot "* ]]; then
 			--log "$LOG_DIR/bench-boot.log" || true
 		ts="$ts $(secs "$t0" "$(now)")"
 	done
-	rows+=("boot + all checks to end of KTAP (median of 5)|$(echo "$ts" | median) s  ($ts )")
+	rows+=("boot + all checks to end of KTAP (min/median/max of 5)|$(echo "$ts" | spread)")
 fi
 
 if [[ " $what " == *" stair "* ]]; then
