@@ -23,6 +23,7 @@ diagnostics: they never count as results.
 import json
 import os
 import re
+import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -281,6 +282,8 @@ def cmd_json(path, want):
 
 
 def main(argv):
+    # a reader that stops early (| head) ends us quietly, as it does grep
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if len(argv) < 2 or argv[0] not in ("results", "report", "json", "trouble"):
         sys.stderr.write("usage: ktap.py results|report|json X.ktap [LABS] | trouble X.log\n")
         return 2

@@ -32,7 +32,7 @@ if [ -n "$tag" ] && [ -f "$log" ] && [ -f "$ktap" ]; then
 	t_grep "the guest printed KTAP with a plan" '^1\.\.[0-9]+$' "$(grep -E '^(KTAP version 1|1\.\.[0-9]+)$' "$ktap")"
 	kunit=$KERNEL_DIR/tools/testing/kunit/kunit.py
 	if [ -f "$kunit" ]; then
-		if python3 "$kunit" parse "$ktap" >"$out.kunit" 2>&1; then
+		if python3 -B "$kunit" parse "$ktap" >"$out.kunit" 2>&1; then
 			t_ok "kunit.py parse reads the conformance results"
 		else
 			t_fail "kunit.py parse reads the conformance results" "$(tail -15 "$out.kunit")"

@@ -26,7 +26,8 @@ def by_kunit(kunit_py, path):
     """{lab name: [(point, status)]} from kunit.py parse --json."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "k.json")
-        proc = subprocess.run([sys.executable, kunit_py, "parse", "--json=" + out,
+        # -B: no __pycache__ in the kernel tree (the identity test counts every file)
+        proc = subprocess.run([sys.executable, "-B", kunit_py, "parse", "--json=" + out,
                                os.path.abspath(path)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               check=False)

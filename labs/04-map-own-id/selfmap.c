@@ -13,11 +13,53 @@
  *	uid_map="0 UID 1" setgroups=deny gid_map="0 GID 1"
  *
  * The child then prints its ids as seen inside, the state of its setgroups
- * file, and what setgroups(2) answers.
+ * file, what setgroups(2) answers, and the owners of two files as it sees
+ * them, named from /etc/passwd and /etc/group: ids with no mapping show as
+ * the overflow ids (nobody:nogroup, 65534).
  */
 #include "../lib/ulab.h"
+#include <sys/stat.h>
 
 static char uid_map[32], gid_map[32], deny[] = "setgroups=deny";
+
+/* The name of ID in FILE (/etc/passwd or /etc/group), or "?" */
+static const char *id_name(const char *file, unsigned int id, char *name,
+			   size_t len)
+{
+	char line[256];
+	FILE *f = fopen(file, "re");
+
+	snprintf(name, len, "?");
+	if (!f)
+		return name;
+	while (fgets(line, sizeof(line), f)) {
+		char *pw = strchr(line, ':');
+		char *idf = pw ? strchr(pw + 1, ':') : NULL;
+
+		if (!idf || strtoul(idf + 1, NULL, 10) != id)
+			continue;
+		*pw = '\0';
+		snprintf(name, len, "%.63s", line);
+		break;
+	}
+	fclose(f);
+	return name;
+}
+
+static void show_owner(const char *path)
+{
+	char user[64], group[64];
+	struct stat st;
+
+	if (stat(path, &st)) {
+		printf("%s: %s\n", path, ulab_errname(errno));
+		return;
+	}
+	printf("%s %s:%s %u:%u", path,
+	       id_name("/etc/passwd", st.st_uid, user, sizeof(user)),
+	       id_name("/etc/group", st.st_gid, group, sizeof(group)),
+	       (unsigned int)st.st_uid, (unsigned int)st.st_gid);
+}
 static char * const defaults[] = { uid_map, deny, gid_map, NULL };
 
 static int child_main(void *unused)
@@ -40,6 +82,11 @@ static int child_main(void *unused)
 		ulab_fail("setgroups inside");
 	else
 		printf("setgroups inside: ok\n");
+	printf("owners inside: ");
+	show_owner("/etc/passwd");
+	printf(", ");
+	show_owner("/home/student");
+	printf("\n");
 	fflush(stdout);
 	return 0;
 }
