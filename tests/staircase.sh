@@ -91,7 +91,7 @@ for tag in $rows; do
 		"$TOP/scripts/ktap.sh" report "${log%.log}.ktap" "$labs" | sed 's/^/      /'
 		printf '      kept: %s (kernel log) and %s (results)\n' "$log" "${log%.log}.ktap"
 	else
-		rm -f "$log" "${log%.log}.ktap"
+		rm -f "$log"
 	fi
 done
 if [ "$bad" -eq 0 ]; then
@@ -106,6 +106,14 @@ elif [ -z "$kbad" ]; then
 else
 	t_fail "kunit.py parse and ktap.py disagree" "$kbad"
 fi
+
+# --- scores: a lab's start scores 0, its answer full marks, and its guards
+# are exactly the points that already pass at its start
+out=$(python3 "$TOP/scripts/gradelib.py" staircase-scores "$LOG_DIR" 2>&1)
+rc=$?
+printf '%s\n' "$out" | sed -n 's/^  /      /p'
+t_expect "scores: do-nothing (lab-NN-start) scores 0 and the answer (lab-NN-done) full marks, for every kernel lab; guards are the points that pass before any change" 0 "$rc"
+[ "$rc" -eq 0 ] || printf '%s\n' "$out" | grep -v '^  ' | sed 's/^/#   /'
 
 # --- identity -------------------------------------------------------------
 final=$(step_tag "$last")

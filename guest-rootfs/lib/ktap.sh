@@ -15,6 +15,14 @@
 #                                       returns 1 when it skipped
 #   ktap_done                           exit status: 0 if none failed
 #
+# Scores (read on the host by scripts/gradelib.py, never from the guest): a
+# '#@' line just above an expect declares that point, as xv6's
+# @test(points) does, and expect's NAME is always a literal "string":
+#
+#   #@ points 2       the point weighs 2 (1 when nothing is said)
+#   #@ guard          the point passes before any change (at lab-NN-start):
+#                     it earns nothing, and when it fails the lab scores 0
+#
 # Each point runs under its own time limit, KTAP_POINT_TIMEOUT seconds (set
 # by /init from lab.conf; 20 by default): a point that hangs is reported as
 # "not ok N NAME # TIMEOUT" and the points after it still run.

@@ -1,0 +1,721 @@
+#!/usr/bin/env python3
+"""The grader's data half: what a submission is, which of its patches to
+apply and in what order, what it changed, what it scored, and the report,
+JSON, CSV and TAP files. scripts/grade.sh keeps git, the build and the boot,
+and calls this for everything else (the model is xv6's gradelib.py).
+
+  gradelib.py safe-id NAME            the id of a results folder, ref, label
+  gradelib.py entries DIR             a class: "PATH\\0NAME\\0ID\\0" per entry
+  gradelib.py prepare SUB OUTDIR      read SUB, write OUTDIR/plan (see below)
+  gradelib.py points LAB              the check's points: "NAME WEIGHT KIND"
+  gradelib.py finish FACTS OUTDIR     score and write the result files
+  gradelib.py csv-header LAB          the class summary's header line
+  gradelib.py junit RESULTS.json      JUnit XML of one result
+
+Nothing here runs a submission, and no name or path a student chose reaches
+a shell: names become ids (safe_id) before they name anything.
+"""
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from xml.sax.saxutils import escape as xml_escape, quoteattr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import ktap  # noqa: E402  (scripts/ktap.py, beside this file)
+
+
+def labs_dir():
+    return os.environ.get("LABS_DIR") or os.path.join(TOP, "labs")
+
+
+# --- names -----------------------------------------------------------------
+
+def safe_id(name):
+    """A submission's name (anything a student can type) as an identifier
+    made of [A-Za-z0-9._-], never empty, never '.', '..' or '*.lock', at
+    most 48 characters before a hash. A name that had to change gets the
+    first 8 hex digits of its SHA-1, so two names never share an id."""
+    raw = name.encode("utf-8", "surrogateescape") if isinstance(name, str) else name
+    s = "".join(chr(b) if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "._-")) else "_"
+                for b in raw)
+    s = re.sub(r"\.\.+", ".", s)
+    s = re.sub(r"^[._-]*", "", s)
+    s = re.sub(r"\.lock$", "_lock", s)
+    s = re.sub(r"\.$", "_", s)
+    s = s[:48]
+    if not s or s.encode() != raw:
+        s = (s or "submission") + "-" + hashlib.sha1(raw).hexdigest()[:8]
+    return s
+
+
+def natural_key(s):
+    """Version order: 9.patch before 10.patch, 0002 before 0010."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
+            for t in re.split(r"([0-9]+)", s) if t != ""]
+
+
+def entry_name(path, siblings):
+    """A class entry's name: alice.patch is alice, unless alice is there too."""
+    n = os.path.basename(path.rstrip("/"))
+    if n.endswith(".patch") and n[:-len(".patch")] and n[:-len(".patch")] not in siblings:
+        return n[:-len(".patch")]
+    return n
+
+
+def entries(d):
+    """[(path, name, id)] of a class folder: one entry per file or folder,
+    in version order. Each entry's id is its own, even for alice/ and
+    alice.patch side by side."""
+    names = sorted(os.listdir(d), key=natural_key)
+    out, used = [], set()
+    for n in names:
+        name = entry_name(n, set(names))
+        i = safe_id(name)
+        if i in used:  # never two entries in one folder
+            i = safe_id(n) if safe_id(n) not in used else i + "-" + hashlib.sha1(
+                n.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+        used.add(i)
+        out.append((os.path.join(d, n), name, i))
+    return out
+
+
+# --- what a submission is ----------------------------------------------------
+
+PATCH_EXT = (".patch", ".diff", ".mbox", ".eml", ".patch.txt", ".diff.txt")
+DIFF_LINE = re.compile(rb"^(diff --git |--- \S|\+\+\+ \S|Index: )", re.M)
+MAIL_HEAD = re.compile(rb"^(From [0-9a-f]{40} |From: |Subject: |Date: |Message-I[Dd]: |"
+                       rb"Content-Type: |MIME-Version: |Return-Path: |Received: )")
+SUBJECT_N = re.compile(r"\[[^]]*?PATCH[^]]*?\s0*([0-9]+)/([0-9]+)\s*\]")
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def looks_like_mail(data):
+    head = data.lstrip(b"\n")[:4096].split(b"\n")
+    return bool(head) and bool(MAIL_HEAD.match(head[0]))
+
+
+def is_git_dir(path):
+    if os.path.exists(os.path.join(path, ".git")):
+        return True
+    return all(os.path.exists(os.path.join(path, x)) for x in ("HEAD", "objects", "refs"))
+
+
+def classify(path):
+    """(kind, status, detail): kind is missing, repo, bundle, patchdir or
+    file; status is '' (go on) or a named result."""
+    if not os.path.lexists(path):
+        return "missing", "NO_SUBMISSION", "%s does not exist" % path
+    if os.path.isdir(path):
+        if is_git_dir(path):
+            return "repo", "", ""
+        return "patchdir", "", ""
+    if not os.path.isfile(path):
+        return "file", "NOT_A_PATCH", "%s is not a regular file" % path
+    data = read_bytes(path)
+    if re.match(rb"# v[23] git bundle", data[:16]):
+        return "bundle", "", ""
+    if not data.strip():
+        return "file", "EMPTY", "the submission is an empty file"
+    if b"\0" in data:
+        return "file", "NOT_A_PATCH", "the file is not a patch (binary data in it)"
+    return "file", "", ""
+
+
+def find_patches(d, depth=3):
+    """(patches, skipped) of a folder: patch files up to DEPTH folders down
+    (.git and hidden folders left out), in version order; a *.txt counts
+    when it holds a diff. skipped: files that were not read, by name."""
+    found, skipped = [], []
+    base = d.rstrip("/")
+    for root, dirs, files in os.walk(base):
+        rel = os.path.relpath(root, base)
+        level = 0 if rel == "." else rel.count(os.sep) + 1
+        dirs[:] = [x for x in dirs if not x.startswith(".")] if level < depth else []
+        for f in files:
+            p = os.path.join(root, f)
+            r = os.path.relpath(p, base)
+            if not os.path.isfile(p) or f.startswith("."):
+                continue
+            low = f.lower()
+            if low.endswith(PATCH_EXT):
+                found.append(r)
+            elif low.endswith(".txt") and DIFF_LINE.search(read_bytes(p)[:1 << 20]):
+                found.append(r)
+            else:
+                skipped.append(r)
+    found.sort(key=natural_key)
+    skipped.sort(key=natural_key)
+    return [os.path.join(base, r) for r in found], skipped
+
+
+def git(*args, data=None, cwd=None):
+    return subprocess.run(("git",) + args, input=data, cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False)
+
+
+def split_mails(data, tmp):
+    """The messages of a mail or an mbox, each as (subject, author, diff),
+    decoded as git am decodes them (quoted-printable, base64, charsets)."""
+    import tempfile
+    tmp = tempfile.mkdtemp(dir=tmp)
+    src = os.path.join(tmp, "mbox")
+    with open(src, "wb") as f:
+        f.write(data)
+    mdir = os.path.join(tmp, "mails")
+    os.makedirs(mdir)
+    r = git("mailsplit", "-b", "-o" + mdir, src)
+    if r.returncode != 0:
+        return None
+    out = []
+    for m in sorted(os.listdir(mdir), key=natural_key):
+        msg, patch = os.path.join(tmp, "msg"), os.path.join(tmp, "patch")
+        with open(os.path.join(mdir, m), "rb") as f:
+            r = git("mailinfo", "-k", msg, patch, data=f.read())
+        if r.returncode != 0:
+            continue
+        head = r.stdout.decode("utf-8", "replace")
+        subject = next((x[len("Subject: "):] for x in head.splitlines()
+                        if x.startswith("Subject: ")), "")
+        author = next((x[len("Author: "):] for x in head.splitlines()
+                       if x.startswith("Author: ")), "")
+        out.append((subject, author, read_bytes(patch)))
+    return out
+
+
+def numstat(diff, p):
+    """The paths a diff touches with -pP, or None when git cannot read it."""
+    r = git("apply", "--numstat", "-p%d" % p, "-", data=diff)
+    if r.returncode != 0:
+        return None
+    paths = []
+    for line in r.stdout.decode("utf-8", "surrogateescape").splitlines():
+        f = line.split("\t", 2)
+        if len(f) == 3:
+            paths.append(f[2])
+    return paths
+
+
+def strip_level(diff, exists):
+    """(p, paths, note): -p1 as git am uses, unless -p0 names real files of
+    the tree and -p1 does not (diff -u fs/exec.c.orig fs/exec.c)."""
+    p1, p0 = numstat(diff, 1), numstat(diff, 0)
+    if p1 is None and p0 is None:
+        return None, [], ""
+    hit1 = sum(1 for x in p1 or [] if exists(x))
+    hit0 = sum(1 for x in p0 or [] if exists(x))
+    if p0 is not None and hit0 > hit1:
+        return 0, p0, "paths from the top of the tree: applied with -p0"
+    return 1, p1 or [], ""
+
+
+def prepare(sub, outdir, tree_files=None):
+    """Read SUB (a patch, an mbox, a folder of patches) into OUTDIR:
+    NNNN.diff, one per patch with a diff, in order, and the plan:
+
+      plan.json  {"status", "detail", "patches": [{"diff", "p", "subject",
+                  "source", "paths"}], "notes": [...], "skipped": [...]}
+
+    A patch without a diff (a cover letter) is skipped and noted."""
+    os.makedirs(outdir, exist_ok=True)
+    tmp = os.path.join(outdir, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    if tree_files is None:
+        tree_files = set()
+    exists = tree_files.__contains__
+    plan = {"status": "", "detail": "", "patches": [], "notes": [], "skipped": []}
+    if os.path.isdir(sub):
+        files, skipped = find_patches(sub)
+        plan["skipped"] = skipped
+        if not files:
+            plan["status"] = "EMPTY"
+            plan["detail"] = "no patch in %s (looked for *.patch, *.diff, *.mbox, *.eml and " \
+                             "*.txt holding a diff, up to 3 folders down)" % sub
+            if skipped:
+                plan["detail"] += "; files there: " + ", ".join(skipped[:10])
+            return plan
+    else:
+        files = [sub]
+    items = []  # (order key, source, subject, author, diff)
+    numbered = []
+    for idx, f in enumerate(files):
+        data = read_bytes(f).replace(b"\r\n", b"\n")
+        src = os.path.relpath(f, sub) if os.path.isdir(sub) else os.path.basename(f)
+        if b"\0" in data:
+            plan["notes"].append("%s: binary data, not read" % src)
+            continue
+        if looks_like_mail(data):
+            mails = split_mails(data, tmp) or []
+            for j, (subject, author, diff) in enumerate(mails):
+                m = SUBJECT_N.search(subject)
+                numbered.append(bool(m))
+                key = (int(m.group(1)) if m else 0, idx, j)
+                items.append((key, src, subject, author, diff))
+        else:
+            numbered.append(False)
+            items.append(((0, idx, 0), src, "", "", data))
+    # [PATCH n/m] numbers order a series when every message has one
+    if items and all(numbered) and len(files) > 1:
+        items.sort(key=lambda x: x[0])
+        plan["notes"].append("ordered by the [PATCH n/m] numbers of the subjects")
+    else:
+        items.sort(key=lambda x: (x[0][1], x[0][2]))
+    n = 0
+    for _key, src, subject, _author, diff in items:
+        if not DIFF_LINE.search(diff):
+            plan["skipped"].append("%s%s: no diff in it (a cover letter?)" %
+                                   (src, " (" + subject + ")" if subject else ""))
+            continue
+        p, paths, note = strip_level(diff, exists)
+        if p is None:
+            plan["notes"].append("%s: git cannot read its diff" % src)
+            continue
+        n += 1
+        name = "%04d.diff" % n
+        with open(os.path.join(outdir, name), "wb") as f:
+            f.write(diff)
+        if note:
+            plan["notes"].append("%s: %s" % (src, note))
+        plan["patches"].append({"diff": name, "p": p, "subject": subject, "source": src,
+                                "paths": paths})
+    if not plan["patches"] and not plan["status"]:
+        plan["status"] = "NOT_A_PATCH"
+        plan["detail"] = "the submission has no diff that git can read"
+        if plan["skipped"]:
+            plan["detail"] += " (" + "; ".join(plan["skipped"][:5]) + ")"
+    return plan
+
+
+# --- a lab's declarations ----------------------------------------------------
+
+def lab_path(lab):
+    n = "%02d" % int(lab)
+    d = labs_dir()
+    for e in sorted(os.listdir(d)):
+        if e.startswith(n + "-") and os.path.isdir(os.path.join(d, e)):
+            return os.path.join(d, e)
+    return None
+
+
+CONF_LINE = re.compile(r'^([A-Z_][A-Z0-9_]*)=(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|(\S*))\s*(?:#.*)?$')
+
+
+def lab_conf(lab):
+    """lab.conf as a dict: KEY="value" lines (it is also shell)."""
+    out = {}
+    p = lab_path(lab)
+    if not p:
+        return out
+    with open(os.path.join(p, "lab.conf"), encoding="utf-8") as f:
+        for line in f:
+            m = CONF_LINE.match(line.strip())
+            if m:
+                v = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None \
+                    else m.group(4)
+                out[m.group(1)] = re.sub(r"\\(.)", r"\1", v) if m.group(2) is not None else v
+    return out
+
+
+POINT_CALL = re.compile(r'^\s*(expect|expect_xfail|ktap_skip|ktap_needs)\s+"([A-Za-z0-9_.-]+)"')
+DECL = re.compile(r"^\s*#@\s*(.*?)\s*$")
+
+
+def check_points(lab):
+    """[(name, weight, kind)] of a lab's check, in order, from its source:
+    each point is an expect "NAME" ... call, and a '#@' line just above it
+    declares it, as xv6's @test(points) does:
+
+      #@ points 2        this point weighs 2 (1 when nothing is said)
+      #@ guard           this point passes before any change: it earns
+                         nothing, and when it fails the lab scores 0
+    """
+    p = lab_path(lab)
+    if not p or not os.path.exists(os.path.join(p, "check")):
+        return []
+    out, decl = [], {}
+    with open(os.path.join(p, "check"), encoding="utf-8") as f:
+        for line in f:
+            d = DECL.match(line)
+            if d:
+                words = d.group(1).split()
+                if words and words[0] == "guard":
+                    decl["guard"] = True
+                elif len(words) == 2 and words[0] == "points" and re.match(r"^[0-9]+(\.[0-9]+)?$",
+                                                                            words[1]):
+                    decl["points"] = float(words[1])
+                else:
+                    raise ValueError("%s/check: unknown declaration '#@ %s'" % (p, d.group(1)))
+                continue
+            m = POINT_CALL.match(line)
+            if m:
+                kind = "guard" if decl.get("guard") else "point"
+                w = decl.get("points", 1.0)
+                if kind == "guard" and "points" in decl:
+                    raise ValueError("%s/check: %s is a guard: it earns no points" % (p, m.group(2)))
+                out.append((m.group(2), w, kind))
+                decl = {}
+    return out
+
+
+# --- scores ------------------------------------------------------------------
+
+REGRESSION_SHARE = 0.25  # of the lab's points, for each earlier lab it broke
+
+
+def score(lab, labs_results, complete=True):
+    """The lab's score from its own points only.
+
+    labs_results: {"NN": (status, {point name: status})}. The points of lab
+    LAB that are not guards earn POINTS in proportion to their weights.
+    A failed guard of LAB gates the score to 0. Each earlier lab that no
+    longer passes (a regression: at lab-NN-start every earlier lab passes)
+    costs REGRESSION_SHARE of the lab's points. Never below 0, never above
+    the lab's POINTS, whatever the guest printed."""
+    n = "%02d" % int(lab)
+    conf = lab_conf(n)
+    maxp = float(conf.get("POINTS", "10") or 10)
+    pts = check_points(n)
+    st, got = labs_results.get(n, ("MISSING", {}))
+    own = [(name, w) for name, w, kind in pts if kind == "point"]
+    guards = [name for name, _w, kind in pts if kind == "guard"]
+    total_w = sum(w for _n, w in own) or 1.0
+    won_w = sum(w for name, w in own if got.get(name) == "PASS")
+    raw = maxp * won_w / total_w if complete or got else 0.0
+    broken = [g for g in guards if got.get(g) not in ("PASS", "SKIP", "XFAIL")]
+    regressed = sorted(k for k, (s, _p) in labs_results.items() if k < n and s != "PASS")
+    penalty = round(maxp * REGRESSION_SHARE * len(regressed), 2)
+    gated = bool(broken)
+    value = 0.0 if gated else max(0.0, raw - penalty)
+    value = min(value, maxp)
+    why = []
+    why.append("lab %s's own points: %g of %g weighted point(s) passed" %
+               (n, won_w, total_w if own else 0))
+    if guards:
+        why.append("guards: %d of %d hold" % (len(guards) - len(broken), len(guards)))
+    if gated:
+        why.append("GATED to 0: guard point(s) broken, which pass before any change: " +
+                   ", ".join(broken))
+    if regressed:
+        why.append("penalty -%.2f: earlier lab(s) no longer pass: %s (%d%% of the points each)"
+                   % (penalty, " ".join(regressed), int(REGRESSION_SHARE * 100)))
+    return {"score": round(value, 2), "max": maxp, "earned": round(raw, 2), "penalty": penalty,
+            "gated": gated, "broken_guards": broken, "regressed": regressed, "why": why,
+            "weights": {name: w for name, w in own}, "guards": guards}
+
+
+def staircase_scores(logdir):
+    """(ok, lines): for each lab with a kernel step of its own, the score of
+    its start (a do-nothing submission) is 0 and of its answer full marks,
+    and its declared guards are exactly its points that pass at its start.
+    Reads the staircase's staircase-lab-NN-{start,done}.ktap."""
+    ok, lines = True, []
+    d = labs_dir()
+    for e in sorted(os.listdir(d)):
+        if not re.match(r"^[0-9][0-9]-", e):
+            continue
+        n = e[:2]
+        if lab_conf(n).get("NEEDS_STEP", str(int(n))) != str(int(n)):
+            lines.append("  lab %s: needs step %s, no kernel step of its own: its do-nothing "
+                         "fixture is in tests/grade.sh" % (n, lab_conf(n).get("NEEDS_STEP")))
+            continue
+        labs = ["%02d" % k for k in range(1, int(n) + 1) if lab_path(k)]
+        got = {}
+        for tag in ("start", "done"):
+            path = os.path.join(logdir, "staircase-lab-%s-%s.ktap" % (n, tag))
+            if not os.path.exists(path):
+                ok = False
+                lines.append("lab %s: no results at lab-%s-%s (%s)" % (n, n, tag, path))
+                break
+            parsed, res = ktap.results(ktap.read(path), labs)
+            got[tag] = {k: (res.get(k, ("MISSING", 0, 0))[0],
+                            {p["name"]: p["status"] for p in parsed.get(k, {"points": []})["points"]})
+                        for k in labs}
+        if len(got) < 2:
+            continue
+        s0, s1 = score(n, got["start"]), score(n, got["done"])
+        passing = sorted(x for x, st in got["start"][n][1].items() if st == "PASS")
+        declared = sorted(s0["guards"])
+        bad = []
+        if s0["score"] != 0:
+            bad.append("lab-%s-start scores %.2f, not 0" % (n, s0["score"]))
+        if s1["score"] != s1["max"]:
+            bad.append("lab-%s-done scores %.2f, not %g" % (n, s1["score"], s1["max"]))
+        if passing != declared:
+            bad.append("guards declared (#@ guard) %s, but the points passing at lab-%s-start "
+                       "are %s" % (declared or "none", n, passing or "none"))
+        lines.append("  lab %s: start %.2f, done %.2f / %g, %d guard(s)%s" %
+                     (n, s0["score"], s1["score"], s1["max"], len(declared),
+                      "" if not bad else "  WRONG"))
+        for b in bad:
+            ok = False
+            lines.append("lab %s: %s" % (n, b))
+    return ok, lines
+
+
+# --- the result files --------------------------------------------------------
+
+def read_facts(d):
+    """The facts grade.sh found, one file each in D (any bytes)."""
+    out = {}
+    for k in os.listdir(d):
+        with open(os.path.join(d, k), "rb") as f:
+            out[k] = f.read().decode("utf-8", "replace")
+    return out
+
+
+def words(s):
+    return [x for x in s.split("\n") if x]
+
+
+def csv_field(s):
+    """A CSV field as RFC 4180 quotes it: a name keeps its newline."""
+    return '"' + s.replace('"', '""') + '"'
+
+
+def csv_header(lab):
+    h = ["name", "lab", "result", "score", "max", "kernel"]
+    for k in range(1, int(lab) + 1):
+        if lab_path(k):
+            h.append("lab%02d" % k)
+    return ",".join(h)
+
+
+def finish(facts_dir, out):
+    """Score one graded submission and write report.txt, results.json,
+    results.tap, results.csv and results.xml into OUT."""
+    f = read_facts(facts_dir)
+    lab = "%02d" % int(f["lab"])
+    labs = f.get("labs", "").split()
+    status = f.get("status", "")
+    ktap_path = f.get("ktap", "")
+    text = ktap.read(ktap_path) if ktap_path else ""
+    parsed, res = ktap.results(text, labs) if text else ({}, {})
+    ran = status in ("COMPLETE", "OOPS", "PANIC", "TIMEOUT", "FLOOD", "REBOOT")
+    lab_res = {}
+    for k in labs:
+        st, _passed, _plan = res.get(k, ("MISSING" if ran else "NOT_RUN", 0, 0))
+        pts = {p["name"]: p["status"] for p in parsed.get(k, {"points": []})["points"]}
+        lab_res[k] = (st, pts)
+    verdict = status
+    if status == "COMPLETE":
+        verdict = "PASS" if all(lab_res[k][0] == "PASS" for k in labs) and labs else "FAIL"
+    sc = score(lab, lab_res, complete=ran) if ran else \
+        {"score": 0.0, "max": float(lab_conf(lab).get("POINTS", "10") or 10), "why":
+         ["no score: the kernel was not run (%s)" % status], "gated": False, "penalty": 0,
+         "regressed": [], "broken_guards": [], "earned": 0.0, "weights": {}, "guards": []}
+    # U1: a check killed before its limit, and by what
+    killed = []
+    for k in labs:
+        lb = parsed.get(k)
+        if lb and lb.get("top_reason", "").startswith("ERROR killed"):
+            who = "the OOM killer" if re.search(r"Out of memory|oom-kill|oom_reaper",
+                                                f.get("console", "")) else None
+            reason = lb["top_reason"]
+            if who or "by the OOM killer" in reason:
+                killed.append("lab %s: the check was killed by the OOM killer (%s)" % (k, reason))
+            else:
+                killed.append("lab %s: the check was killed, not by its time limit: %s" % (k, reason))
+    name = f.get("name", "")
+    sub = f.get("submission", "")
+    kver = f.get("kernel", "")
+    files, ufiles, ignored = words(f.get("files", "")), words(f.get("ufiles", "")), \
+        words(f.get("ignored", ""))
+    untracked = words(f.get("untracked", ""))
+    scope = lab_conf(lab).get("FILES", "").split()
+    outside = [x for x in files if x not in scope]
+    detail = f.get("detail", "")
+    notes = words(f.get("notes", ""))
+    skipped = words(f.get("skipped", ""))
+    rep = []
+    rep.append("submission: %s (%s)" % (sub, f.get("kind", "")))
+    rep.append("lab:        %s" % lab)
+    rep.append("result:     %s" % verdict)
+    rep.append("score:      %.2f / %g" % (sc["score"], sc["max"]))
+    for w in sc["why"]:
+        rep.append("            %s" % w)
+    if kver:
+        rep.append("kernel:     %s" % kver)
+    rep.append("files:      %s" % (" ".join(files) if files else "(none)"))
+    if ufiles:
+        rep.append("user-space files built into the guest: %s" % " ".join(ufiles))
+    if ignored:
+        rep.append("IGNORED (not kernel files; the repository's own checks were used): %s"
+                   % " ".join(ignored))
+    if outside:
+        rep.append("outside the lab's scope (%s): %s" % (" ".join(scope), " ".join(outside)))
+    if untracked:
+        rep.append("untracked in the repository (not part of the submission, not graded): %s"
+                   % " ".join(untracked))
+    for s in skipped:
+        rep.append("skipped: %s" % s)
+    for s in notes:
+        rep.append("note: %s" % s)
+    for s in killed:
+        rep.append(s)
+    if detail:
+        rep.extend("  | " + x for x in detail.split("\n"))
+    jl = []
+    for k in labs:
+        st, pts = lab_res[k]
+        _s, passed, plan = res.get(k, (st, 0, 0))
+        role = "own" if k == lab else "earlier"
+        mark = ""
+        if k == lab:
+            mark = "%6.2f / %g" % (sc["score"], sc["max"])
+        elif st != "PASS":
+            mark = "regressed"
+        rep.append("  lab %s  %-8s %3d/%-3d  %s" % (k, st, passed, plan, mark))
+        jl.append({"lab": k, "status": st, "passed": passed, "planned": plan, "role": role,
+                   "points": [{"name": p["name"], "status": p["status"],
+                               "weight": sc["weights"].get(p["name"], 0) if k == lab else 0,
+                               "guard": p["name"] in sc["guards"] if k == lab else False}
+                              for p in parsed.get(k, {"points": []})["points"]]})
+    if text and verdict != "PASS":
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            ktap.cmd_report(ktap_path, labs)
+        extra = [x for x in buf.getvalue().splitlines() if not x.startswith("  lab ")]
+        rep.extend(extra[:40])
+    with open(os.path.join(out, "report.txt"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(rep) + "\n")
+    doc = {"submission": sub, "name": name, "id": f.get("id", ""), "kind": f.get("kind", ""),
+           "lab": lab, "result": verdict, "score": sc["score"], "max": sc["max"],
+           "earned": sc["earned"], "penalty": sc["penalty"], "gated": sc["gated"],
+           "broken_guards": sc["broken_guards"], "regressed": sc["regressed"],
+           "kernel": kver, "files": files, "user_space_files": ufiles, "ignored": ignored,
+           "outside_scope": outside, "untracked": untracked, "skipped": skipped,
+           "notes": notes, "detail": detail, "labs": jl}
+    with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    tap = ["TAP version 13", "# %s lab %s: %s %.2f/%g (%s)" %
+           (name.replace("\n", " "), lab, verdict, sc["score"], sc["max"], kver)]
+    body = []
+    if "KTAP version 1" in text.splitlines():
+        on = False
+        for line in text.splitlines():
+            if not on and line == "KTAP version 1":
+                on = True
+                continue
+            if on:
+                if line == ktap.SENTINEL:
+                    break
+                body.append(line)
+    tap.extend(body or ["1..1", "not ok 1 %s # %s" % (name.replace("\n", " "), verdict)])
+    with open(os.path.join(out, "results.tap"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(tap) + "\n")
+    row = [csv_field(name), lab, verdict, "%.2f" % sc["score"], "%g" % sc["max"], csv_field(kver)]
+    for k in range(1, int(lab) + 1):
+        kk = "%02d" % k
+        if lab_path(k):
+            row.append(lab_res[kk][0] if kk in lab_res else "NOT_RUN")
+    with open(os.path.join(out, "results.csv"), "w", encoding="utf-8") as fh:
+        fh.write(",".join(row) + "\n")
+    with open(os.path.join(out, "results.xml"), "w", encoding="utf-8") as fh:
+        fh.write(junit(doc))
+    return doc, "\n".join(rep) + "\n"
+
+
+def junit(doc):
+    """One result as JUnit XML (GitHub and GitLab test reporters read it)."""
+    cases = []
+    fails = 0
+    for lb in doc["labs"]:
+        for p in lb["points"]:
+            cname = "lab-%s.%s" % (lb["lab"], p["name"])
+            if p["status"] in ("PASS", "XFAIL"):
+                cases.append("  <testcase classname=%s name=%s/>" % (
+                    quoteattr("lab-" + lb["lab"]), quoteattr(cname)))
+            elif p["status"] == "SKIP":
+                cases.append("  <testcase classname=%s name=%s><skipped/></testcase>" % (
+                    quoteattr("lab-" + lb["lab"]), quoteattr(cname)))
+            else:
+                fails += 1
+                cases.append("  <testcase classname=%s name=%s><failure message=%s/></testcase>" % (
+                    quoteattr("lab-" + lb["lab"]), quoteattr(cname), quoteattr(p["status"])))
+    if not cases:
+        fails = 1
+        cases.append("  <testcase classname=\"grade\" name=\"%s\"><failure message=%s>%s"
+                     "</failure></testcase>" % ("lab-" + doc["lab"], quoteattr(doc["result"]),
+                                                xml_escape(doc["detail"])))
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name=%s tests="%d" failures="%d">\n'
+            '%s\n</testsuite>\n' % (quoteattr("%s lab %s" % (doc["name"], doc["lab"])), len(cases),
+                                    fails, "\n".join(cases)))
+
+
+# --- command line --------------------------------------------------------------
+
+def main(argv):
+    if not argv:
+        sys.stderr.write(__doc__)
+        return 2
+    cmd, args = argv[0], argv[1:]
+    if cmd == "safe-id" and len(args) == 1:
+        print(safe_id(os.fsencode(args[0])))
+    elif cmd == "classify" and len(args) == 1:
+        sys.stdout.buffer.write(b"".join(os.fsencode(x) + b"\0" for x in classify(args[0])))
+    elif cmd == "entries" and len(args) == 1:
+        out = sys.stdout.buffer
+        for path, name, i in entries(args[0]):
+            out.write(os.fsencode(path) + b"\0" + os.fsencode(name) + b"\0" + i.encode() + b"\0")
+    elif cmd == "prepare" and len(args) in (2, 3):
+        tree = set()
+        if len(args) == 3:
+            with open(args[2], "rb") as fh:
+                tree = set(os.fsdecode(x) for x in fh.read().split(b"\0") if x)
+        plan = prepare(args[0], args[1], tree)
+        with open(os.path.join(args[1], "plan.json"), "w", encoding="utf-8") as fh:
+            json.dump(plan, fh, indent=1)
+        # for the shell: one line per patch, "FILE<TAB>P", and the status
+        for p in plan["patches"]:
+            src = re.sub(r"[\t\n\r]", " ", p["source"]) or p["diff"]
+            print("%s\t%d\t%s" % (p["diff"], p["p"], src))
+    elif cmd == "plan-field" and len(args) == 2:
+        with open(args[0], encoding="utf-8") as fh:
+            plan = json.load(fh)
+        v = plan.get(args[1], "")
+        if isinstance(v, list):
+            v = "\n".join(v)
+        sys.stdout.write(v + ("\n" if v else ""))
+    elif cmd == "paths" and len(args) == 2:
+        # the paths of one planned diff, NUL-separated
+        with open(args[0], encoding="utf-8") as fh:
+            plan = json.load(fh)
+        for p in plan["patches"]:
+            if p["diff"] == args[1]:
+                for x in p["paths"]:
+                    sys.stdout.buffer.write(os.fsencode(x) + b"\0")
+    elif cmd == "points" and len(args) == 1:
+        for name, w, kind in check_points(args[0]):
+            print("%s %g %s" % (name, w, kind))
+    elif cmd == "finish" and len(args) == 2:
+        _doc, rep = finish(args[0], args[1])
+        sys.stdout.write(rep)
+    elif cmd == "staircase-scores" and len(args) == 1:
+        ok, lines = staircase_scores(args[0])
+        print("\n".join(lines))
+        return 0 if ok else 1
+    elif cmd == "csv-header" and len(args) == 1:
+        print(csv_header(args[0]))
+    elif cmd == "junit" and len(args) == 1:
+        with open(args[0], encoding="utf-8") as fh:
+            sys.stdout.write(junit(json.load(fh)))
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

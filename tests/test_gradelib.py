@@ -1,0 +1,386 @@
+"""The grader's data half (scripts/gradelib.py), with no kernel: what a
+submission is, its names, the order and strip level of its patches, the
+scores, and the result files."""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import gradelib  # noqa: E402
+
+FX = os.path.join(HERE, "fixtures", "grade")
+
+GOOD_DIFF = b"""diff --git a/fs/exec.c b/fs/exec.c
+index 1111111..2222222 100644
+--- a/fs/exec.c
++++ b/fs/exec.c
+@@ -1,3 +1,3 @@
+ a
+-b
++c
+ d
+"""
+
+
+def mail(subject, body, qp=False):
+    head = ("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+            "From: A Student <s@example.org>\nDate: Thu, 1 Jan 2026 00:00:00 +0000\n"
+            "Subject: %s\n" % subject).encode()
+    if qp:
+        head += b"MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n" \
+                b"Content-Transfer-Encoding: quoted-printable\n"
+    return head + b"\n" + body
+
+
+def qp_encode(data):
+    import quopri
+    return quopri.encodestring(data)
+
+
+class Tmp(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, rel, data):
+        p = os.path.join(self.tmp, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+        return p
+
+
+class Names(Tmp):
+    def test_plain_names_are_kept(self):
+        for n in ("good", "alice", "carol.bundle", "a-b_c.1"):
+            self.assertEqual(gradelib.safe_id(n), n)
+
+    def test_hostile_names_become_safe_and_distinct(self):
+        seen = set()
+        for n in ("`cd;touch PWNED5`", 'q"uote', "bob smith.bundle", "bob_smith.bundle", "",
+                  ".", "..", ".patch", "-x", "x.lock", "a/b", "a\nb", "é", "$(reboot)"):
+            i = gradelib.safe_id(n)
+            self.assertRegex(i, r"^[A-Za-z0-9][A-Za-z0-9._-]*$", n)
+            self.assertFalse(i.endswith(".lock"))
+            self.assertNotIn(i, seen, n)
+            seen.add(i)
+
+    def test_version_order(self):
+        names = ["10.patch", "9.patch", "0002-b.patch", "0011-a.patch", "1.patch"]
+        self.assertEqual(sorted(names, key=gradelib.natural_key),
+                         ["1.patch", "0002-b.patch", "9.patch", "10.patch", "0011-a.patch"])
+
+    def test_class_entries_never_share_a_folder(self):  # W7, W9, U3
+        for n in ("alice", "alice.patch", "dave#2", "bob.patch", "we\nird"):
+            p = os.path.join(self.tmp, n)
+            if n == "alice":
+                os.mkdir(p)
+            else:
+                self.write(n, GOOD_DIFF)
+        ents = gradelib.entries(self.tmp)
+        ids = [i for _p, _n, i in ents]
+        self.assertEqual(len(set(ids)), len(ids))
+        names = {n for _p, n, _i in ents}
+        self.assertIn("alice", names)
+        self.assertIn("alice.patch", names)   # alice/ is there too
+        self.assertIn("bob", names)           # no bob/: the name without .patch
+        self.assertIn("dave#2", names)        # a name, never repo#branch
+        self.assertIn("we\nird", names)
+        for p, _n, _i in ents:
+            self.assertTrue(os.path.lexists(p), p)
+
+
+class Classify(Tmp):
+    def test_kinds(self):
+        self.assertEqual(gradelib.classify(os.path.join(self.tmp, "nope"))[:2],
+                         ("missing", "NO_SUBMISSION"))
+        self.assertEqual(gradelib.classify(self.write("e.patch", ""))[1], "EMPTY")
+        self.assertEqual(gradelib.classify(self.write("w.patch", "\n \n"))[1], "EMPTY")
+        self.assertEqual(gradelib.classify(self.write("b.patch", b"\x7fELF\0\0"))[1], "NOT_A_PATCH")
+        self.assertEqual(gradelib.classify(self.write("x.bundle", "# v2 git bundle\n"))[0], "bundle")
+        os.mkdir(os.path.join(self.tmp, "d"))
+        self.assertEqual(gradelib.classify(os.path.join(self.tmp, "d"))[0], "patchdir")
+        self.assertEqual(gradelib.classify(os.path.join(FX, "good.patch")), ("file", "", ""))
+
+    def test_no_diff_is_not_a_patch(self):
+        plan = gradelib.prepare(self.write("t.patch", "hello\n"), os.path.join(self.tmp, "o"))
+        self.assertEqual(plan["status"], "NOT_A_PATCH")
+
+
+class Prepare(Tmp):
+    tree = {"fs/exec.c", "kernel/fork.c", "kernel/user_namespace.c"}
+
+    def plan(self, sub):
+        return gradelib.prepare(sub, os.path.join(self.tmp, "out"), set(self.tree))
+
+    def test_quoted_printable_mail_is_read_as_git_am_reads_it(self):  # W4
+        body = (b"---\n" + GOOD_DIFF +
+                b"diff --git a/kernel/fork.c b/kernel/fork.c\n--- a/kernel/fork.c\n"
+                b"+++ b/kernel/fork.c\n@@ -1 +1 @@\n-x = 1;\n+x = 2; /* caf\xc3\xa9 ==== long line "
+                + b"y" * 90 + b" */\n")
+        p = self.write("qp.patch", mail("[PATCH] lab 1", qp_encode(body), qp=True))
+        self.assertIn(b"=3D", open(p, "rb").read())
+        plan = self.plan(p)
+        self.assertEqual(plan["status"], "")
+        self.assertEqual(plan["patches"][0]["paths"], ["fs/exec.c", "kernel/fork.c"])
+        diff = open(os.path.join(self.tmp, "out", plan["patches"][0]["diff"]), "rb").read()
+        self.assertIn("café ==== long line".encode(), diff)
+
+    def test_cover_letter_is_skipped(self):  # W5
+        mbox = (mail("[PATCH 0/2] my lab 1", b"the cover letter\n") +
+                mail("[PATCH 1/2] one", b"---\n" + GOOD_DIFF) +
+                mail("[PATCH 2/2] two", b"---\n" + GOOD_DIFF.replace(b"+c", b"+e")))
+        plan = self.plan(self.write("series.mbox", mbox))
+        self.assertEqual(len(plan["patches"]), 2)
+        self.assertTrue(any("cover letter" in s for s in plan["skipped"]))
+        d = os.path.join(self.tmp, "series")
+        self.write("series/0000-cover-letter.patch", mail("[PATCH 0/2] my lab 1", b"cover\n"))
+        self.write("series/0001-one.patch", mail("[PATCH 1/2] one", b"---\n" + GOOD_DIFF))
+        self.write("series/0002-two.patch", mail("[PATCH 2/2] two", b"---\n" + GOOD_DIFF))
+        plan = self.plan(d)
+        self.assertEqual([p["source"] for p in plan["patches"]],
+                         ["0001-one.patch", "0002-two.patch"])
+        self.assertEqual(plan["status"], "")
+
+    def test_diff_u_from_the_top_of_the_tree_is_p0(self):  # W6
+        diff = GOOD_DIFF.replace(b"diff --git a/fs/exec.c b/fs/exec.c\nindex 1111111..2222222 100644\n",
+                                 b"").replace(b"--- a/fs/exec.c", b"--- fs/exec.c.orig") \
+            .replace(b"+++ b/fs/exec.c", b"+++ fs/exec.c")
+        plan = self.plan(self.write("p0.diff", diff))
+        self.assertEqual(plan["patches"][0]["p"], 0)
+        self.assertEqual(plan["patches"][0]["paths"], ["fs/exec.c"])
+        self.assertTrue(any("-p0" in n for n in plan["notes"]))
+        plan = self.plan(os.path.join(FX, "good.patch"))
+        self.assertEqual(plan["patches"][0]["p"], 1)
+
+    def test_version_order_and_patch_numbers(self):  # W8
+        for n in (10, 9, 1):
+            self.write("v/%d.patch" % n, GOOD_DIFF.replace(b"+c", b"+%d" % n))
+        plan = self.plan(os.path.join(self.tmp, "v"))
+        self.assertEqual([p["source"] for p in plan["patches"]], ["1.patch", "9.patch", "10.patch"])
+        # [PATCH n/m] numbers win over file names
+        self.write("n/a.patch", mail("[PATCH v2 2/2] second", b"---\n" + GOOD_DIFF))
+        self.write("n/b.patch", mail("[PATCH v2 1/2] first", b"---\n" + GOOD_DIFF))
+        plan = self.plan(os.path.join(self.tmp, "n"))
+        self.assertEqual([p["source"] for p in plan["patches"]], ["b.patch", "a.patch"])
+
+    def test_patches_further_down_and_txt(self):  # U3
+        self.write("u/alice/lab1/fix.patch.txt", GOOD_DIFF)
+        self.write("u/alice/notes.txt", "I did my best\n")
+        self.write("u/alice/sub/diff.txt", GOOD_DIFF)
+        plan = self.plan(os.path.join(self.tmp, "u"))
+        self.assertEqual([p["source"] for p in plan["patches"]],
+                         ["alice/lab1/fix.patch.txt", "alice/sub/diff.txt"])
+        self.assertEqual(plan["skipped"], ["alice/notes.txt"])
+        os.makedirs(os.path.join(self.tmp, "none"))
+        self.write("none/README.md", "hi\n")
+        plan = self.plan(os.path.join(self.tmp, "none"))
+        self.assertEqual(plan["status"], "EMPTY")
+        self.assertIn("README.md", plan["detail"])
+
+    def test_crlf(self):
+        plan = self.plan(os.path.join(FX, "crlf.patch"))
+        self.assertEqual(plan["status"], "")
+        diff = open(os.path.join(self.tmp, "out", plan["patches"][0]["diff"]), "rb").read()
+        self.assertNotIn(b"\r\n", diff)
+
+
+def fake_labs(root, labs):
+    """labs: {NN: (points, check text)}"""
+    for n, (pts, check) in labs.items():
+        d = os.path.join(root, "%s-fake" % n)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "lab.conf"), "w") as f:
+            f.write('TITLE="fake"\nPOINTS=%d\nFILES="fs/exec.c"\n' % pts)
+        with open(os.path.join(d, "check"), "w") as f:
+            f.write(check)
+
+
+CHECK_A = """#!/bin/sh
+. /lib/ktap.sh
+ktap_plan 4
+#@ points 2
+expect "core_rule" "x" true
+expect "second_rule" "x" true
+#@ guard
+expect "plain_still_works" "x" true
+expect "third_rule" "x" true
+ktap_done
+"""
+
+
+class Scores(Tmp):
+    def setUp(self):
+        super().setUp()
+        self.old = os.environ.get("LABS_DIR")
+        os.environ["LABS_DIR"] = self.tmp
+        fake_labs(self.tmp, {"01": (10, CHECK_A), "02": (20, CHECK_A)})
+
+    def tearDown(self):
+        if self.old is None:
+            os.environ.pop("LABS_DIR", None)
+        else:
+            os.environ["LABS_DIR"] = self.old
+        super().tearDown()
+
+    def pts(self, **kw):
+        base = {"core_rule": "FAIL", "second_rule": "FAIL", "plain_still_works": "PASS",
+                "third_rule": "FAIL"}
+        base.update(kw)
+        return base
+
+    def test_declarations(self):
+        self.assertEqual(gradelib.check_points("01"), [
+            ("core_rule", 2.0, "point"), ("second_rule", 1.0, "point"),
+            ("plain_still_works", 1.0, "guard"), ("third_rule", 1.0, "point")])
+
+    def test_do_nothing_scores_zero(self):
+        r = gradelib.score("02", {"01": ("PASS", self.pts(core_rule="PASS", second_rule="PASS",
+                                                          third_rule="PASS")),
+                                  "02": ("FAIL", self.pts())})
+        self.assertEqual(r["score"], 0.0)
+
+    def test_weights(self):
+        r = gradelib.score("01", {"01": ("FAIL", self.pts(core_rule="PASS"))})
+        self.assertEqual(r["score"], 5.0)   # 2 of 4 weighted points
+        r = gradelib.score("01", {"01": ("PASS", self.pts(core_rule="PASS", second_rule="PASS",
+                                                          third_rule="PASS"))})
+        self.assertEqual(r["score"], 10.0)
+
+    def test_a_broken_guard_gates_the_score(self):
+        r = gradelib.score("01", {"01": ("FAIL", self.pts(core_rule="PASS", second_rule="PASS",
+                                                          third_rule="PASS",
+                                                          plain_still_works="FAIL"))})
+        self.assertEqual(r["score"], 0.0)
+        self.assertTrue(r["gated"])
+        self.assertEqual(r["broken_guards"], ["plain_still_works"])
+
+    def test_a_regression_is_a_stated_penalty(self):
+        all_ok = self.pts(core_rule="PASS", second_rule="PASS", third_rule="PASS")
+        r = gradelib.score("02", {"01": ("FAIL", self.pts()), "02": ("PASS", all_ok)})
+        self.assertEqual(r["score"], 15.0)
+        self.assertEqual(r["regressed"], ["01"])
+        self.assertTrue(any("penalty -5.00" in w for w in r["why"]))
+        r = gradelib.score("02", {"01": ("FAIL", self.pts()), "02": ("FAIL", self.pts())})
+        self.assertEqual(r["score"], 0.0)   # never below 0
+
+    def test_forged_and_unknown_points_earn_nothing(self):
+        got = self.pts(core_rule="PASS")
+        got.update({"made_up_%d" % i: "PASS" for i in range(30)})
+        r = gradelib.score("01", {"01": ("FAIL", got)})
+        self.assertEqual(r["score"], 5.0)
+        self.assertLessEqual(r["score"], r["max"])
+
+    def test_unknown_declaration_is_an_error(self):
+        fake_labs(self.tmp, {"03": (10, '#@ pointz 3\nexpect "a" x true\n')})
+        with self.assertRaises(ValueError):
+            gradelib.check_points("03")
+
+    def ktap(self, results):
+        lines = ["KTAP version 1", "1..%d" % len(results), "# userns-labs kernel: 6.1 #x"]
+        for i, (lab, pts) in enumerate(results, 1):
+            lines += ["  KTAP version 1", "  # Subtest: lab-%s-fake" % lab, "  1..%d" % len(pts)]
+            for j, (name, ok) in enumerate(pts, 1):
+                lines.append("  %s %d %s" % ("ok" if ok else "not ok", j, name))
+            lines.append("%s %d lab-%s-fake" % ("ok" if all(o for _n, o in pts) else "not ok",
+                                                i, lab))
+        lines.append("# userns-labs: end of checks")
+        return "\n".join(lines) + "\n"
+
+    def finish(self, status, ktap_text, **facts):
+        fd = os.path.join(self.tmp, "facts")
+        out = os.path.join(self.tmp, "res")
+        os.makedirs(fd, exist_ok=True)
+        os.makedirs(out, exist_ok=True)
+        kp = os.path.join(self.tmp, "serial.ktap")
+        with open(kp, "w") as f:
+            f.write(ktap_text)
+        base = {"name": 'b"ob, smith\n', "id": "bob", "lab": "02", "labs": "01 02",
+                "submission": "/x/bob", "kind": "file", "status": status, "ktap": kp,
+                "files": "fs/exec.c\nkernel/fork.c", "kernel": "6.1.0 #grade-bob"}
+        base.update(facts)
+        for k, v in base.items():
+            with open(os.path.join(fd, k), "w") as f:
+                f.write(v)
+        doc, rep = gradelib.finish(fd, out)
+        return doc, rep, out
+
+    def test_result_files(self):
+        full = [("core_rule", 1), ("second_rule", 1), ("plain_still_works", 1), ("third_rule", 1)]
+        doc, rep, out = self.finish("COMPLETE", self.ktap([("01", full), ("02", full)]))
+        self.assertEqual(doc["result"], "PASS")
+        self.assertEqual(doc["score"], 20.0)
+        self.assertEqual(doc["max"], 20.0)
+        self.assertIn("outside the lab's scope (fs/exec.c): kernel/fork.c", rep)
+        self.assertEqual(json.load(open(os.path.join(out, "results.json")))["score"], 20.0)
+        rows = list(csv.reader(open(os.path.join(out, "results.csv"), newline="")))
+        self.assertEqual(rows[0][0], 'b"ob, smith\n')
+        self.assertEqual(len(rows[0]), len(gradelib.csv_header("02").split(",")))
+        self.assertEqual(rows[0][2:5], ["PASS", "20.00", "20"])
+        ET.parse(os.path.join(out, "results.xml"))
+        tap = open(os.path.join(out, "results.tap")).read()
+        self.assertTrue(tap.startswith("TAP version 13\n"))
+        self.assertIn("ok 1 lab-01-fake", tap)
+
+    def test_do_nothing_end_to_end(self):
+        full = [("core_rule", 1), ("second_rule", 1), ("plain_still_works", 1), ("third_rule", 1)]
+        none = [("core_rule", 0), ("second_rule", 0), ("plain_still_works", 1), ("third_rule", 0)]
+        doc, rep, _out = self.finish("COMPLETE", self.ktap([("01", full), ("02", none)]))
+        self.assertEqual((doc["result"], doc["score"]), ("FAIL", 0.0))
+        self.assertRegex(rep, r"score: +0\.00 / 20")
+
+    def test_no_run_no_score(self):
+        for st in ("BUILD_FAILED", "APPLY_FAILED", "EMPTY", "NOT_A_PATCH", "DIRTY"):
+            doc, rep, out = self.finish(st, "", ktap="")
+            self.assertEqual((doc["result"], doc["score"]), (st, 0.0))
+            ET.parse(os.path.join(out, "results.xml"))
+
+    def test_killed_by_whom(self):  # U1
+        t = self.ktap([("01", [("core_rule", 1)])]).replace(
+            "ok 1 lab-01-fake", "not ok 1 lab-01-fake # ERROR killed by SIGKILL after 1s, "
+            "before its 30s limit")
+        _d, rep, _o = self.finish("COMPLETE", t, labs="01", lab="01",
+                                  console="Out of memory: Killed process 42 (check)")
+        self.assertIn("killed by the OOM killer", rep)
+        _d, rep, _o = self.finish("COMPLETE", t, labs="01", lab="01", console="")
+        self.assertIn("killed, not by its time limit", rep)
+
+
+class RealLabs(unittest.TestCase):
+    """The course's own checks: every point is declared the way the host
+    reads it, and as many as each check's plan says."""
+
+    def test_every_check_plan_matches_its_points(self):
+        os.environ.pop("LABS_DIR", None)
+        d = os.path.join(TOP, "labs")
+        for e in sorted(os.listdir(d)):
+            if not re.match(r"^[0-9][0-9]-", e):
+                continue
+            src = open(os.path.join(d, e, "check")).read()
+            plans = re.findall(r"^ktap_plan ([0-9]+)", src, re.M)
+            pts = gradelib.check_points(e[:2])
+            self.assertEqual(len(plans), 1, e)
+            self.assertEqual(int(plans[0]), len(pts), e)
+            self.assertEqual(len({n for n, _w, _k in pts}), len(pts), e + ": point names repeat")
+            self.assertTrue(any(k == "point" for _n, _w, k in pts), e + ": nothing to earn")
+
+    def test_cli_safe_id_takes_bytes(self):
+        r = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gradelib.py"), "safe-id",
+                            "`cd;touch X`"], stdout=subprocess.PIPE, check=True)
+        self.assertRegex(r.stdout.decode(), r"^cd_touch_X_-[0-9a-f]{8}\n$")
+
+
+if __name__ == "__main__":
+    unittest.main()
