@@ -71,7 +71,7 @@ grader_error() {
 # and the lab it was made for when it applies onto another lab's start.
 why_no_apply() { # DIFF P
 	local d=$1 p=$2 t idx msg
-	msg=$(git -C "$wt" apply --check -v "-p$p" "${excl[@]}" "$d" 2>&1 | grep -E '^error:|^Checking patch' | grep -v '^Checking' | head -6)
+	msg=$(git -C "$wt" apply --check "-p$p" "${excl[@]}" "$d" 2>&1 | grep '^error:' | grep -v 'while searching for' | head -6)
 	printf '%s\n' "${msg:-(git apply gave no reason)}"
 	idx=$(mktemp)
 	for t in $(kgit tag -l 'lab-[0-9][0-9]-start'); do

@@ -18,7 +18,7 @@ expect_result() {
 	got=$(sed -n 's/^result: *//p' "$rep" 2>/dev/null)
 	t_expect "grade $f: $want" "$want" "${got:-$(printf '%s\n' "$out" | tail -3)}"
 	[ -n "$pat" ] && t_grep "grade $f: the report shows /$pat/" "$pat" "$(cat "$rep" 2>/dev/null)"
-	for r in results.json results.tap results.csv; do
+	for r in results.json results.tap results.csv results.xml; do
 		[ -s "$GRADE_OUT/$f/$r" ] || t_fail "grade $f: $r was not written"
 	done
 }
@@ -26,6 +26,10 @@ expect_result() {
 expect_result good PASS 'score: +10.00 / 10'
 expect_result crlf PASS
 expect_result wrong FAIL 'not ok 4 setuid_mapped_owner_changes_euid'
+# ignoring every set-id bit breaks the points that pass before any change
+t_grep "scores: a broken guard gates the lab's score to 0" 'GATED to 0: .*setuid_mapped_owner_changes_euid' \
+	"$(cat "$GRADE_OUT/wrong/report.txt")"
+t_grep "scores: ... so wrong.patch scores 0" '^score: +0\.00 / 10' "$(cat "$GRADE_OUT/wrong/report.txt")"
 expect_result tamper FAIL 'IGNORED.*labs/01-suid-unmapped/check'
 expect_result noapply APPLY_FAILED 'fs/exec.c'
 expect_result empty EMPTY
@@ -53,11 +57,38 @@ t_expect "forged: make check's reader gives it no PASS" "01 FAIL 3 6" \
 # a kernel that panics in the third point: the two points before it are kept,
 # and the report names the point that was running
 expect_result panic3 PANIC 'stopped during point 3, userns_root_execs_unmapped_setuid_unchanged'
-t_grep "panic3: the points done before the panic are in the results" '"passed": 2, "planned": 6' \
-	"$(cat "$GRADE_OUT/panic3/results.json")"
+t_expect "panic3: the points done before the panic are in the results" "2 6" \
+	"$(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["labs"][0]; print(l["passed"], l["planned"])' "$GRADE_OUT/panic3/results.json")"
 # a user-space lab: the student's program is built into the guest and tested
-LAB=16 expect_result lab16-good PASS 'lab 16  PASS +14/14'
-LAB=16 expect_result tamper FAIL 'lab 16  FAIL' 
+LAB=16 expect_result lab16-good PASS 'score: +20.00 / 20'
+LAB=16 expect_result tamper FAIL 'lab 16  FAIL'
+# W13: a container.c that makes no namespace and prints what the old check
+# looked for: the check looks at the container from outside
+LAB=16 expect_result lab16-fake FAIL 'score: +0.00 / 20'
+# a do-nothing lab 16 (the skeleton, one comment added) scores 0
+LAB=16 expect_result lab16-nothing FAIL 'score: +0.00 / 20'
+# scores count the lab's own work: a do-nothing lab 1 scores 0 (the
+# staircase shows it for every kernel lab, from lab-NN-start's results)
+expect_result nothing FAIL 'score: +0.00 / 10'
+# W4: a quoted-printable mail: files and scope from what was applied
+expect_result qp PASS 'files: +fs/exec.c kernel/fork.c$'
+t_grep "W4: the out-of-scope file is named" "outside the lab's scope \(fs/exec.c\): kernel/fork.c" \
+	"$(cat "$GRADE_OUT/qp/report.txt")"
+t_grep "W4: the replaced check is named and left out" "IGNORED.*labs/01-suid-unmapped/check" \
+	"$(cat "$GRADE_OUT/qp/report.txt")"
+# U2: a patch that does not apply names its file and hunk, and a patch made
+# for another lab says which
+t_grep "U2: noapply names the file and line" 'patch failed: fs/exec.c:[0-9]+' "$(cat "$GRADE_OUT/noapply/report.txt")"
+other=$(mktemp -d)
+cp "$TOP"/solutions/02-*.patch "$other/lab2answer.patch"
+out=$("$TOP/scripts/grade.sh" "$other/lab2answer.patch" 1 2>&1)
+rep=$(cat "$GRADE_OUT/lab2answer/report.txt" 2>/dev/null)
+t_grep "U2: a lab 2 patch graded as lab 1 is APPLY_FAILED" '^result: +APPLY_FAILED' "$rep"
+t_grep "U2: ... and the report says it is lab 2's" 'applies onto lab-02-start: is it a patch for lab 02' "$rep"
+t_expect "U2: no 'sha1 information is lacking'" "" "$(printf '%s\n' "$rep" | grep -i 'sha1 information')"
+rm -rf "$other"
+t_expect "scores: the JSON's score is never above its max" "ok" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("ok" if 0 <= d["score"] <= d["max"] else d)' "$GRADE_OUT/flood/results.json")"
 t_grep "grade: the JSON names the kernel that said it" '"kernel": "6\.1\.[0-9]+-userns-labs #grade-good-lab01-' "$(cat "$GRADE_OUT/good/results.json")"
 t_grep "grade: the TAP has the guest's KTAP" '^ok 1 lab-01-suid-unmapped' "$(cat "$GRADE_OUT/good/results.tap")"
 
@@ -71,7 +102,57 @@ t_expect "grade dirty repo: the work is still there" "a
 b" "$(cat "$repo/f")"
 rm -rf "$repo"
 
-# a class: five mixed submissions, one per directory, then a resumed run
+# W11: a run killed mid-way leaves index.lock and rebase-apply behind: the
+# next submission is still graded on its work, and the worktree made clean
+gd=$(git -C "$GRADE_DIR/linux" rev-parse --absolute-git-dir)
+: >"$gd/index.lock"
+mkdir -p "$gd/rebase-apply" && echo 1 >"$gd/rebase-apply/next"
+echo 'junk' >>"$GRADE_DIR/linux/fs/exec.c"
+expect_result good PASS 'score: +10.00 / 10'
+t_expect "W11: the stale lock is gone" "" "$(ls "$gd/index.lock" "$gd/rebase-apply" 2>/dev/null)"
+
+# patches as people send them, made from good.patch at test time
+ser=$(mktemp -d)
+git -C "$GRADE_DIR/linux" checkout -q -f --detach lab-01-start
+git -C "$GRADE_DIR/linux" am -q "$fx/good.patch"
+# W5: git format-patch --cover-letter, as a folder and as one mbox
+git -C "$GRADE_DIR/linux" format-patch -q --cover-letter -o "$ser/cover" lab-01-start..HEAD
+cat "$ser/cover"/*.patch >"$ser/cover.mbox"
+# W6: diff -u with paths from the top of the tree
+git -C "$GRADE_DIR/linux" show lab-01-start:fs/exec.c >"$ser/exec.c.orig"
+(cd "$GRADE_DIR/linux" && diff -u --label fs/exec.c.orig --label fs/exec.c "$ser/exec.c.orig" fs/exec.c) >"$ser/p0.diff"
+# W8: 9.patch then 10.patch, where 10 needs 9
+mkdir -p "$ser/order"
+git -C "$GRADE_DIR/linux" diff lab-01-start HEAD >"$ser/order/9.patch"
+sed -i 's|/\* We ignore suid/sgid if there are no mappings for them in the ns \*/|/* no mapping: the bits are ignored, as on a nosuid mount */|' "$GRADE_DIR/linux/fs/exec.c"
+git -C "$GRADE_DIR/linux" diff HEAD >"$ser/order/10.patch"
+git -C "$GRADE_DIR/linux" checkout -q -f HEAD
+# a repository with an untracked file (a sparse worktree of the kernel)
+git -C "$GRADE_DIR/linux" -c user.name=s -c user.email=s@s commit -q --allow-empty -m empty
+kgit worktree add -q --no-checkout --detach "$ser/repo" "$(git -C "$GRADE_DIR/linux" rev-parse HEAD)"
+git -C "$ser/repo" sparse-checkout set --no-cone /fs/exec.c >/dev/null 2>&1
+git -C "$ser/repo" checkout -q --detach 2>/dev/null
+echo "my notes" >"$ser/repo/fs/NOTES"
+LAB=1
+out=$("$TOP/scripts/grade.sh" "$ser/cover" 1 2>&1)
+t_grep "W5: a format-patch folder with a cover letter: PASS" '^result: +PASS' "$(cat "$GRADE_OUT/cover/report.txt" 2>/dev/null)"
+t_grep "W5: ... the cover letter is named as skipped" 'skipped: 0000-cover-letter.patch' "$(cat "$GRADE_OUT/cover/report.txt" 2>/dev/null)"
+out=$("$TOP/scripts/grade.sh" "$ser/cover.mbox" 1 2>&1)
+t_grep "W5: the same series as one mbox: PASS" '^result: +PASS' "$(cat "$GRADE_OUT/cover.mbox/report.txt" 2>/dev/null)"
+out=$("$TOP/scripts/grade.sh" "$ser/p0.diff" 1 2>&1)
+rep=$(cat "$GRADE_OUT/p0.diff/report.txt" 2>/dev/null)
+t_grep "W6: diff -u from the top of the tree: PASS" '^result: +PASS' "$rep"
+t_grep "W6: ... and the report says -p0" 'applied with -p0' "$rep"
+out=$("$TOP/scripts/grade.sh" "$ser/order" 1 2>&1)
+t_grep "W8: 9.patch is applied before 10.patch: PASS" '^result: +PASS' "$(cat "$GRADE_OUT/order/report.txt" 2>/dev/null)"
+out=$("$TOP/scripts/grade.sh" "$ser/repo" 1 2>&1)
+rep=$(cat "$GRADE_OUT/repo/report.txt" 2>/dev/null)
+t_grep "repository: graded on its commits: PASS" '^result: +PASS' "$rep"
+t_grep "repository: its untracked file is listed" 'untracked .*fs/NOTES' "$rep"
+kgit worktree remove --force "$ser/repo" 2>/dev/null
+rm -rf "$ser"
+
+# a class: mixed submissions, one per entry, then a resumed run
 class=$(mktemp -d)
 mkdir -p "$class"/{alice,bob,carol,dave,erin}
 cp "$fx/good.patch" "$class/alice/"
@@ -88,9 +169,18 @@ mkdir -p "$class/\`cd;touch PWNED5\`" "$class/q\"uote"
 cp "$fx/good.patch" "$class/\`cd;touch PWNED5\`/"
 cp "$fx/good.patch" "$class/q\"uote/"
 cp "$class/carol.bundle" "$class/bob smith.bundle"
+# W7: alice/ and alice.patch are two entries; W9: dave#2 is a name;
+# U3: a patch one folder down, as .patch.txt; a name with a newline
+cp "$fx/wrong.patch" "$class/alice.patch"
+mkdir -p "$class/dave#2" "$class/frank/lab1" "$class/new
+line"
+cp "$fx/good.patch" "$class/dave#2/"
+cp "$fx/good.patch" "$class/frank/lab1/fix.patch.txt"
+cp "$fx/good.patch" "$class/new
+line/"
 out=$("$TOP/scripts/grade.sh" --all "$class" 1 2>&1)
 csv=$GRADE_OUT/summary.csv
-t_expect "grade-all: summary.csv has a header and 8 rows" 9 "$(wc -l <"$csv" 2>/dev/null)"
+t_expect "grade-all: summary.csv has a header and 12 rows" 13 "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1], newline="")))))' "$csv" 2>/dev/null)"
 t_expect "S1: a name that is shell code runs nothing" "" "$(ls "$HOME/PWNED5" ./PWNED5 2>/dev/null)"
 for n in "\`cd;touch PWNED5\`" 'q"uote' 'bob smith.bundle'; do
 	rep=$(grep -lF "submission: $class/$n (" "$GRADE_OUT"/*/report.txt 2>/dev/null | head -1)
@@ -98,14 +188,20 @@ for n in "\`cd;touch PWNED5\`" 'q"uote' 'bob smith.bundle'; do
 		"$(sed -n 's/^result: *//p' "$rep" 2>/dev/null)"
 done
 t_grep "W12: the resume stamp names the lab" "^[0-9a-f]+ lab01 " "$(cat "$GRADE_OUT/alice/.stamp")"
-t_expect "grade-all: results per student" '`cd;touch PWNED5` PASS
+t_expect "grade-all: results per student (W7 alice/alice.patch, W9 dave#2, U3 frank, new\\nline)" '`cd;touch PWNED5` PASS
 alice PASS
+alice.patch FAIL
 bob FAIL
 bob smith.bundle PASS
 carol.bundle PASS
 dave BUILD_FAILED
+dave#2 PASS
 erin PASS
-q"uote PASS' "$(tail -n +2 "$csv" | awk -F, '{ gsub(/^"|"$/, "", $1); gsub(/""/, "\"", $1); print $1, $3 }')"
+frank PASS
+new\nline PASS
+q"uote PASS' "$(python3 -c 'import csv,sys
+for r in list(csv.reader(open(sys.argv[1], newline="")))[1:]:
+    print(r[0].replace("\n", "\\n"), r[2])' "$csv" | LC_ALL=C sort)"
 start=$(date +%s)
 out=$("$TOP/scripts/grade.sh" --all "$class" 1 2>&1)
 t_grep "grade-all: a second run resumes (nothing graded again)" 'already graded' "$out"
@@ -131,5 +227,30 @@ t_expect "S3: the other results are still there" kept "$(cat "$keep/report.txt" 
 t_expect "S3: '.patch' gets a named result of its own" NOT_A_PATCH \
 	"$(grep -lF "submission: $hostile/.patch" "$GRADE_OUT"/*/report.txt | head -1 | xargs sed -n 's/^result: *//p')"
 rm -rf "$hostile" "$keep"
+
+# W11: a grader fault (here a git that cannot reset the worktree) is a
+# GRADER_ERROR: exit 70, no result recorded, nothing stamped as graded
+fault=$(mktemp -d)
+mkdir -p "$fault/bin" "$fault/class/zed"
+cp "$fx/good.patch" "$fault/class/zed/"
+realgit=$(command -v git)
+cat >"$fault/bin/git" <<EOF
+#!/bin/sh
+case " \$* " in *" worktree add "* | *" checkout -q -f "*) echo "fake fault" >&2; exit 1 ;; esac
+exec $realgit "\$@"
+EOF
+chmod +x "$fault/bin/git"
+rc=0
+out=$(PATH="$fault/bin:$PATH" "$TOP/scripts/grade.sh" --all "$fault/class" 1 2>&1) || rc=$?
+t_expect "W11: a grader fault exits 70" 70 "$rc"
+t_grep "W11: ... and says GRADER_ERROR" 'GRADER_ERROR: cannot make the grading worktree' "$out"
+t_expect "W11: ... and records no result, no stamp" "" "$(ls "$GRADE_OUT/zed/results.csv" "$GRADE_OUT/zed/.stamp" 2>/dev/null)"
+out=$("$TOP/scripts/grade.sh" --all "$fault/class" 1 2>&1)
+t_expect "W11: the next run grades it (PASS)" PASS "$(sed -n 's/^result: *//p' "$GRADE_OUT/zed/report.txt" 2>/dev/null)"
+rm -rf "$fault"
+
+# no PWNED file anywhere the suite could have made one
+t_expect "no PWNED file anywhere after the suite" "" \
+	"$(find "$HOME" "$TOP" "${TMPDIR:-/tmp}" -maxdepth 4 -name 'PWNED*' -not -path "$TOP/build/linux/*" 2>/dev/null)"
 
 t_summary grade
