@@ -15,8 +15,12 @@ reference answer. After the last answer the tree is Debian's 6.1 again, byte for
 
 This page is generated from each lab's `lab.conf` (`make course-map`).
 
-| lab | title | series patch | upstream change | seed | kernel files | points |
-|---|---|---|---|---|---|---|
+A lab's points are earned by its own test points, by the weights its `check` declares
+(`#@ points N`); its guards (`#@ guard`, the points that already pass at its start) earn
+nothing, and a broken one gates the lab's score to 0.
+
+| lab | title | series patch | upstream change | seed | kernel files | points | test points (guards) |
+|---|---|---|---|---|---|---|---|
 EOT
 total=0
 while read -r dir; do
@@ -28,8 +32,9 @@ while read -r dir; do
 	[ -n "$files" ] && files=$(printf '`%s` ' $files | sed 's/ $//')
 	pts=$(lab_conf "$n" POINTS 10)
 	total=$((total + pts))
-	printf '| [%s](%s/README.md) | %s | %s | %s | %s | %s | %s |\n' "$n" "$(basename "$dir")" \
+	tp=$(python3 "$TOP/scripts/gradelib.py" points "$n" | awk '{ n++ } $3 == "guard" { g++ } END { printf "%d (%d)", n, g }')
+	printf '| [%s](%s/README.md) | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(basename "$dir")" \
 		"$(lab_conf "$n" TITLE)" "$part" "$(lab_conf "$n" UPSTREAM)" "$(lab_conf "$n" SEED -)" \
-		"${files:--}" "$pts"
+		"${files:--}" "$pts" "$tp"
 done < <(lab_dirs)
 printf '\nTotal: %s points.\n' "$total"
