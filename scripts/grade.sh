@@ -36,7 +36,7 @@ kernel_top() { kgit ls-tree --name-only distro; }
 # anew when it cannot be; a grader error (exit 70) when that fails too.
 reset_worktree() {
 	local tag=$1 gd want
-	want=$(kgit rev-parse -q --verify "$tag^{commit}") || grader_error "no tag $tag: run 'make tree'"
+	want=$(kgit rev-parse -q --verify "$tag^{commit}") || grader_error "cannot resolve the tag $tag in $KERNEL_DIR: run 'make tree'"
 	if [ -e "$wt/.git" ]; then
 		gd=$(git -C "$wt" rev-parse --absolute-git-dir 2>/dev/null || true)
 		if [ -n "$gd" ]; then

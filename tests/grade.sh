@@ -228,7 +228,7 @@ t_expect "S3: '.patch' gets a named result of its own" NOT_A_PATCH \
 	"$(grep -lF "submission: $hostile/.patch" "$GRADE_OUT"/*/report.txt | head -1 | xargs sed -n 's/^result: *//p')"
 rm -rf "$hostile" "$keep"
 
-# W11: a grader fault (here a git that cannot reset the worktree) is a
+# W11: a grader fault (here a git that cannot resolve the start tag) is a
 # GRADER_ERROR: exit 70, no result recorded, nothing stamped as graded
 fault=$(mktemp -d)
 mkdir -p "$fault/bin" "$fault/class/zed"
@@ -236,14 +236,14 @@ cp "$fx/good.patch" "$fault/class/zed/"
 realgit=$(command -v git)
 cat >"$fault/bin/git" <<EOF
 #!/bin/sh
-case " \$* " in *" worktree add "* | *" checkout -q -f "*) echo "fake fault" >&2; exit 1 ;; esac
+case " \$* " in *" --verify lab-01-start^{commit} "*) echo "fake fault" >&2; exit 1 ;; esac
 exec $realgit "\$@"
 EOF
 chmod +x "$fault/bin/git"
 rc=0
 out=$(PATH="$fault/bin:$PATH" "$TOP/scripts/grade.sh" --all "$fault/class" 1 2>&1) || rc=$?
 t_expect "W11: a grader fault exits 70" 70 "$rc"
-t_grep "W11: ... and says GRADER_ERROR" 'GRADER_ERROR: cannot make the grading worktree' "$out"
+t_grep "W11: ... and says GRADER_ERROR" 'GRADER_ERROR: cannot resolve the tag lab-01-start' "$out"
 t_expect "W11: ... and records no result, no stamp" "" "$(ls "$GRADE_OUT/zed/results.csv" "$GRADE_OUT/zed/.stamp" 2>/dev/null)"
 out=$("$TOP/scripts/grade.sh" --all "$fault/class" 1 2>&1)
 t_expect "W11: the next run grades it (PASS)" PASS "$(sed -n 's/^result: *//p' "$GRADE_OUT/zed/report.txt" 2>/dev/null)"
