@@ -51,6 +51,54 @@ for j in $labs; do printf ' %3s' "$j"; done
 printf '\n'
 bad=0 kbad=""
 kunit=$wt/tools/testing/kunit/kunit.py
+
+# Mutants: tests/mutants/NN-*.patch are plausible wrong answers to lab NN,
+# each a patch onto lab-NN-start whose header names the test point that
+# must catch it ("Caught-by: POINT"). At the lab-NN-start row each is
+# built and booted with lab NN's check, which must FAIL at that point.
+mdir=$here/mutants
+mrows="" mbad=0 mcount=0
+mutant_row() { mrows="$mrows$(printf '  %-24s %-9s %s' "$1" "$2" "$3")"$'\n'; }
+mutate() { # NN
+	local n=$1 m name caught rc failed st
+	for m in "$mdir/$n"-*.patch; do
+		[ -e "$m" ] || continue
+		mcount=$((mcount + 1))
+		name=$(basename "$m" .patch)
+		caught=$(sed -n 's/^Caught-by: *//p' "$m" | head -1)
+		git -C "$wt" checkout -q -f --detach "lab-$n-start"
+		if ! git -C "$wt" apply "$m" 2>/dev/null; then
+			mutant_row "$name" BAD "does not apply onto lab-$n-start"
+			mbad=$((mbad + 1))
+			continue
+		fi
+		if ! BUILD_LABEL=mutant-$name "$TOP/scripts/build-kernel.sh" >"$LOG_DIR/build-mutant-$name.out" 2>&1; then
+			mutant_row "$name" BAD "does not compile: see $LOG_DIR/build-mutant-$name.out"
+			mbad=$((mbad + 1))
+			continue
+		fi
+		rc=0
+		"$TOP/scripts/run-qemu.sh" --labs "$n" --log "$LOG_DIR/mutant-$name.log" || rc=$?
+		st=$("$TOP/scripts/ktap.sh" results "$LOG_DIR/mutant-$name.ktap" "$n" | awk '{ print $2 }')
+		failed=$("$TOP/scripts/ktap.sh" json "$LOG_DIR/mutant-$name.ktap" "$n" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for lab in d["labs"].values():
+    print(" ".join(p["name"] for p in lab["points"] if p["status"] not in ("PASS", "SKIP", "XFAIL")))')
+		if [ "$st" = PASS ]; then
+			mutant_row "$name" SURVIVED "lab $n's check passed (boot exit $rc)"
+			mbad=$((mbad + 1))
+		elif [ -z "$caught" ] || [[ " $failed " != *" $caught "* ]]; then
+			mutant_row "$name" WRONG "caught by '${failed:-no point ($st)}', not by its header's '${caught:-?}'"
+			mbad=$((mbad + 1))
+		else
+			mutant_row "$name" killed "by $failed"
+			rm -f "$LOG_DIR/mutant-$name.log"
+		fi
+	done
+	git -C "$wt" checkout -q -f --detach "lab-$n-start"
+}
+
 for tag in $rows; do
 	step=$(row_step "$tag")
 	git -C "$wt" checkout -q -f --detach "$tag"
@@ -93,6 +141,7 @@ for tag in $rows; do
 	else
 		rm -f "$log"
 	fi
+	case $tag in lab-*-start) mutate "${tag:4:2}" ;; esac
 done
 if [ "$bad" -eq 0 ]; then
 	t_ok "staircase: every step gives exactly the expected pass/fail row"
@@ -105,6 +154,17 @@ elif [ -z "$kbad" ]; then
 	t_ok "kunit.py parse reads every step's results as ktap.py does (labs, points, statuses)"
 else
 	t_fail "kunit.py parse and ktap.py disagree" "$kbad"
+fi
+
+if [ "$mcount" -eq 0 ]; then
+	t_fail "mutants: none found in $mdir"
+else
+	printf '\nmutants: %d plausible wrong answers, each must fail its lab'"'"'s check at the point its header names\n%s' "$mcount" "$mrows"
+	if [ "$mbad" -eq 0 ]; then
+		t_ok "mutants: all $mcount killed, each by the point its header names"
+	else
+		t_fail "mutants: $mbad of $mcount survived, or were caught by another point (see the matrix above)"
+	fi
 fi
 
 # --- scores: a lab's start scores 0, its answer full marks, and its guards
