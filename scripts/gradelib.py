@@ -370,10 +370,20 @@ def check_points(lab):
 
 # --- scores ------------------------------------------------------------------
 
+def point_results(text, labs, missing="MISSING"):
+    """(parsed, res, {lab: (status, {point name: status})}) of a results
+    channel, as score() takes them; a lab with no result is MISSING."""
+    parsed, res = ktap.results(text, labs) if text else ({}, {})
+    out = {k: (res.get(k, (missing, 0, 0))[0],
+               {p["name"]: p["status"] for p in parsed.get(k, {"points": []})["points"]})
+           for k in labs}
+    return parsed, res, out
+
+
 REGRESSION_SHARE = 0.25  # of the lab's points, for each earlier lab it broke
 
 
-def score(lab, labs_results, complete=True):
+def score(lab, labs_results):
     """The lab's score from its own points only.
 
     labs_results: {"NN": (status, {point name: status})}. The points of lab
@@ -391,7 +401,7 @@ def score(lab, labs_results, complete=True):
     guards = [name for name, _w, kind in pts if kind == "guard"]
     total_w = sum(w for _n, w in own) or 1.0
     won_w = sum(w for name, w in own if got.get(name) == "PASS")
-    raw = maxp * won_w / total_w if complete or got else 0.0
+    raw = maxp * won_w / total_w
     broken = [g for g in guards if got.get(g) not in ("PASS", "SKIP", "XFAIL")]
     regressed = sorted(k for k, (s, _p) in labs_results.items() if k < n and s != "PASS")
     penalty = round(maxp * REGRESSION_SHARE * len(regressed), 2)
@@ -437,10 +447,7 @@ def staircase_scores(logdir):
                 ok = False
                 lines.append("lab %s: no results at lab-%s-%s (%s)" % (n, n, tag, path))
                 break
-            parsed, res = ktap.results(ktap.read(path), labs)
-            got[tag] = {k: (res.get(k, ("MISSING", 0, 0))[0],
-                            {p["name"]: p["status"] for p in parsed.get(k, {"points": []})["points"]})
-                        for k in labs}
+            got[tag] = point_results(ktap.read(path), labs)[2]
         if len(got) < 2:
             continue
         s0, s1 = score(n, got["start"]), score(n, got["done"])
@@ -500,17 +507,12 @@ def finish(facts_dir, out):
     status = f.get("status", "")
     ktap_path = f.get("ktap", "")
     text = ktap.read(ktap_path) if ktap_path else ""
-    parsed, res = ktap.results(text, labs) if text else ({}, {})
     ran = status in ("COMPLETE", "OOPS", "PANIC", "TIMEOUT", "FLOOD", "REBOOT")
-    lab_res = {}
-    for k in labs:
-        st, _passed, _plan = res.get(k, ("MISSING" if ran else "NOT_RUN", 0, 0))
-        pts = {p["name"]: p["status"] for p in parsed.get(k, {"points": []})["points"]}
-        lab_res[k] = (st, pts)
+    parsed, res, lab_res = point_results(text, labs, "MISSING" if ran else "NOT_RUN")
     verdict = status
     if status == "COMPLETE":
         verdict = "PASS" if all(lab_res[k][0] == "PASS" for k in labs) and labs else "FAIL"
-    sc = score(lab, lab_res, complete=ran) if ran else \
+    sc = score(lab, lab_res) if ran else \
         {"score": 0.0, "max": float(lab_conf(lab).get("POINTS", "10") or 10), "why":
          ["no score: the kernel was not run (%s)" % status], "gated": False, "penalty": 0,
          "regressed": [], "broken_guards": [], "earned": 0.0, "weights": {}, "guards": []}
