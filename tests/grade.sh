@@ -9,6 +9,8 @@ fx=$here/fixtures/grade
 export NO_COLOR=1 GRADE_DIR=$BUILD/test/grade GRADE_OUT=$BUILD/test/grade/results
 export GRADE_BOOT_TIMEOUT=${GRADE_BOOT_TIMEOUT:-25} GRADE_CHECK_TIMEOUT=15
 rm -rf "$GRADE_OUT"
+# lab 1's plan, from its check: the counts below follow the check's points
+plan1=$(sed -n 's/^ktap_plan //p' "$TOP"/labs/01-*/check)
 
 # expect_result FIXTURE RESULT [REPORT-PATTERN]
 expect_result() {
@@ -25,7 +27,7 @@ expect_result() {
 
 expect_result good PASS 'score: +10.00 / 10'
 expect_result crlf PASS
-expect_result wrong FAIL 'not ok 4 setuid_mapped_owner_changes_euid'
+expect_result wrong FAIL 'not ok [0-9]+ setuid_mapped_owner_changes_euid'
 # ignoring every set-id bit breaks the points that pass before any change
 t_grep "scores: a broken guard gates the lab's score to 0" 'GATED to 0: .*setuid_mapped_owner_changes_euid' \
 	"$(cat "$GRADE_OUT/wrong/report.txt")"
@@ -52,12 +54,12 @@ KERNEL_IMAGE=$GRADE_DIR/obj/arch/x86/boot/bzImage INITRD=$GRADE_DIR/guest/initra
 t_expect "forged: the guest ended its checks on its own channel (exit 0)" 0 "$rc"
 t_grep "forged: the kernel did print its block on the console" '^ok 1 lab-01-suid-unmapped' \
 	"$(cat "$GRADE_DIR/forged-check.log")"
-t_expect "forged: make check's reader gives it no PASS" "01 FAIL 3 6" \
+t_expect "forged: make check's reader gives it no PASS" "01 FAIL 3 $plan1" \
 	"$("$TOP/scripts/ktap.sh" results "$GRADE_DIR/forged-check.ktap" 01)"
 # a kernel that panics in the third point: the two points before it are kept,
 # and the report names the point that was running
 expect_result panic3 PANIC 'stopped during point 3, userns_root_execs_unmapped_setuid_unchanged'
-t_expect "panic3: the points done before the panic are in the results" "2 6" \
+t_expect "panic3: the points done before the panic are in the results" "2 $plan1" \
 	"$(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["labs"][0]; print(l["passed"], l["planned"])' "$GRADE_OUT/panic3/results.json")"
 # a user-space lab: the student's program is built into the guest and tested
 LAB=16 expect_result lab16-good PASS 'score: +20.00 / 20'
