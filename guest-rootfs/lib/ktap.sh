@@ -14,6 +14,9 @@
 #   ktap_needs NAME PATH REASON         skip NAME unless PATH exists;
 #                                       returns 1 when it skipped
 #   ktap_done                           exit status: 0 if none failed
+#   if_wrong TEXT                       what a failure of the next point
+#                                       means, in the student's terms: a
+#                                       failed point prints "# wrong: TEXT"
 #
 # Scores (read on the host by scripts/gradelib.py, never from the guest): a
 # '#@' line just above an expect declares that point, as xv6's
@@ -30,10 +33,13 @@
 # Before a point runs, a "# running: NAME" line names it, so a kernel that
 # dies in the middle of a check still says which point it was running.
 # A failed point prints the command's output as KTAP diagnostics, so the
-# student sees the errno the kernel gave.
+# student sees the errno the kernel gave; an output already shown for an
+# earlier point of the check is not shown again (many points read one demo).
 
 ktap_n=0
 ktap_failed=0
+_ktap_wrong=""
+_ktap_shown=0
 ktap_point_timeout=${KTAP_POINT_TIMEOUT:-20}
 
 ktap_plan() {
@@ -140,7 +146,30 @@ _ktap_got() {
 	else
 		ktap_diag "got (exit $_rc):"
 	fi
+	# each distinct output once per check: _ktap_out_K and _ktap_pt_K
+	_i=1 _prev=""
+	while [ "$_i" -le "$_ktap_shown" ]; do
+		eval "_prev=\$_ktap_out_$_i"
+		if [ "$_prev" = "$_out" ]; then
+			eval "ktap_diag \"(the same output as point \$_ktap_pt_$_i, above)\""
+			return
+		fi
+		_i=$((_i + 1))
+	done
+	_ktap_shown=$((_ktap_shown + 1))
+	eval "_ktap_out_$_ktap_shown=\$_out _ktap_pt_$_ktap_shown=\$ktap_n"
 	ktap_diag "$_out"
+}
+
+if_wrong() {
+	_ktap_wrong=$1
+}
+
+# _ktap_fail_diag PATTERN: why the point failed, and what it printed
+_ktap_fail_diag() {
+	[ -z "$_ktap_wrong" ] || ktap_diag "wrong: $_ktap_wrong"
+	ktap_diag "expected a line matching: $1"
+	_ktap_got
 }
 
 expect() {
@@ -153,13 +182,12 @@ expect() {
 		ktap_ok "$_name"
 	elif [ "$_timed_out" -eq 1 ]; then
 		ktap_not_ok "$_name" "TIMEOUT after ${ktap_point_timeout}s"
-		ktap_diag "expected a line matching: $_pat"
-		_ktap_got
+		_ktap_fail_diag "$_pat"
 	else
 		ktap_not_ok "$_name"
-		ktap_diag "expected a line matching: $_pat"
-		_ktap_got
+		_ktap_fail_diag "$_pat"
 	fi
+	_ktap_wrong=""
 }
 
 expect_xfail() {
@@ -173,6 +201,7 @@ expect_xfail() {
 	else
 		ktap_ok "$_name" "XFAIL $_why"
 	fi
+	_ktap_wrong=""
 }
 
 ktap_done() {
