@@ -1,0 +1,196 @@
+# shellcheck shell=bash disable=SC2154
+# Kernels built one after another, each booted in the background while the
+# next one builds (QEMU takes one core; a build's links leave the other one
+# idle), and mutants, worked by two lanes. Sourced by tests/staircase.sh and
+# tests/mutants.sh.
+#
+# The caller sets wt (the worktree, also KERNEL_DIR), T (a scratch folder),
+# LOG_DIR, OBJ_DIR and GUEST_DIR (exported, for build-kernel.sh and
+# run-qemu.sh).
+
+# --- background boots ---------------------------------------------------------
+boot_pid=""
+boot_wait() {
+	[ -z "$boot_pid" ] || wait "$boot_pid" || true
+	boot_pid=""
+}
+# keep_image NAME: the kernel just built, kept for its boot
+keep_image() {
+	mkdir -p "$T/kernels"
+	cp "$OBJ_DIR/arch/x86/boot/bzImage" "$T/kernels/$1.bzImage"
+}
+# boot_bg NAME LABS [APPEND] [INITRD] [SCRATCH]: boot the kept kernel NAME
+# with the checks of LABS once the boot before it has ended. The results go
+# to $LOG_DIR/NAME.ktap, the kernel's log to NAME.log and run-qemu.sh's exit
+# status to NAME.rc; SCRATCH (a folder) is removed after the boot.
+boot_bg() {
+	local name=$1 blabs=$2 app=${3:-} ird=${4:-$GUEST_DIR/initramfs.cpio} scratch=${5:-}
+	boot_wait
+	rm -f "$LOG_DIR/$name.rc"
+	(
+		rc=0
+		QEMU_APPEND="${QEMU_APPEND:-} $app" INITRD=$ird KERNEL_IMAGE=$T/kernels/$name.bzImage \
+			"$TOP/scripts/run-qemu.sh" --labs "$blabs" --log "$LOG_DIR/$name.log" \
+			>"$LOG_DIR/$name.out" 2>&1 || rc=$?
+		echo "$rc" >"$LOG_DIR/$name.rc"
+		rm -f "$T/kernels/$name.bzImage"
+		[ -z "$scratch" ] || rm -rf -- "$scratch"
+	) &
+	boot_pid=$!
+}
+boot_rc() { cat "$LOG_DIR/$1.rc" 2>/dev/null || echo 99; }
+
+# --- mutants ------------------------------------------------------------------
+# tests/mutants/NN-*.patch are plausible wrong answers to lab NN, each naming
+# in its header the test point that must catch it ("Caught-by: POINT"). Each
+# is built and booted with lab NN's check, which must FAIL at that point.
+#
+# A kernel lab's mutant is a patch onto lab-NN-start, built into a kernel.
+# A user-space lab's (lab.conf USERSPACE) is a patch of the reference answer
+# (solutions/NN-*/FILE copied to the lab's FILE, as a student's submission
+# would have it), built into a guest of its own and tested on the
+# lab-NN-start kernel as make grade tests it.
+mdir=$TOP/tests/mutants
+mrows="" mbad=0 mcount=0 mlist=()
+mutant_row() { mrows="$mrows$(printf '  %-30s %-9s %s' "$1" "$2" "$3")"$'\n'; }
+
+# mutant_failed KTAP NN: the names of lab NN's points that did not pass
+mutant_failed() {
+	"$TOP/scripts/ktap.sh" json "$1" "$2" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for lab in d["labs"].values():
+    print(" ".join(p["name"] for p in lab["points"] if p["status"] not in ("PASS", "SKIP", "XFAIL")))'
+}
+
+# The mutants are a queue ($T/queue, one file per mutant, in lab order)
+# worked by two lanes, each with a worktree and an object folder of its own
+# ($T/lane-L/linux and obj-L: the layout of $T, so ccache serves both):
+# an incremental build is mostly single-threaded links, so two lanes use
+# the two cores. A lane claims a mutant by renaming its file (atomic).
+mutants_queue() { # [NN...]: queue the mutants of these labs (all by default)
+	local m n
+	rm -rf "$T/queue" "$T/claimed"
+	mkdir -p "$T/queue" "$T/claimed"
+	for m in "$mdir"/[0-9][0-9]-*.patch; do
+		[ -e "$m" ] || continue
+		n=$(basename "$m" | cut -c1-2)
+		[ "$#" -eq 0 ] || [[ " $* " == *" $n "* ]] || continue
+		: >"$T/queue/$(basename "$m" .patch)"
+		mlist+=("$n $(basename "$m" .patch)")
+		mcount=$((mcount + 1))
+	done
+}
+
+# mutants_worker LANE: work the queue until it is empty. Lane "main" uses
+# the caller's worktree and objects; any other its own.
+mutants_worker() {
+	local lane=$1 q
+	local KERNEL_DIR=$wt OBJ_DIR=$OBJ_DIR
+	if [ "$lane" != main ]; then
+		KERNEL_DIR=$T/lane-$lane/linux OBJ_DIR=$T/lane-$lane/obj-$lane
+		if [ ! -e "$KERNEL_DIR/.git" ]; then
+			mkdir -p "$T/lane-$lane"
+			git -C "$wt" worktree add -q --detach "$KERNEL_DIR" lab-00 2>/dev/null ||
+				{ echo "lane $lane: no worktree" >&2; return 1; }
+		fi
+	fi
+	export KERNEL_DIR OBJ_DIR
+	while :; do
+		q=$(find "$T/queue" -type f -printf '%f\n' 2>/dev/null | sort | head -1)
+		[ -n "$q" ] || break
+		mv "$T/queue/$q" "$T/claimed/$q" 2>/dev/null || continue
+		echo "$lane" >"$T/claimed/$q"
+		mutant_one "$q"
+	done
+}
+
+# mutant_one NAME: build and boot one mutant in the lane's KERNEL_DIR and
+# OBJ_DIR; $LOG_DIR/mutant-NAME.bad says why it could not run, else its
+# results are in mutant-NAME.ktap and .rc
+mutant_bad() { echo "$2" >"$LOG_DIR/mutant-$1.bad"; } # NAME WHY
+mutant_one() {
+	local name=$1 m n us copy f append="" initrd=$GUEST_DIR/initramfs.cpio rc
+	m=$mdir/$name.patch n=${name:0:2}
+	rm -f "$LOG_DIR/mutant-$name".*
+	us=$(lab_conf "$n" USERSPACE)
+	git -C "$KERNEL_DIR" checkout -q -f --detach "lab-$n-start"
+	if [ -n "$us" ]; then
+		append=$(lab_conf "$n" STUDENT_APPEND)
+		copy=$T/course-$name
+		rm -rf "$copy" && mkdir -p "$copy" && cp -a "$LABS_DIR" "$copy/labs"
+		for f in $us; do cp "$SOLUTIONS_DIR/$(basename "$(lab_dir "$n")")/${f##*/}" "$copy/$f"; done
+		if ! (cd "$copy" && git apply "$m") 2>/dev/null; then
+			mutant_bad "$name" "does not apply onto the reference $us"
+			return
+		fi
+		if ! LABS_DIR=$copy/labs GUEST_DIR=$copy/guest "$TOP/scripts/build-guest.sh" \
+			>"$LOG_DIR/build-mutant-$name.out" 2>&1; then
+			mutant_bad "$name" "does not compile: see $LOG_DIR/build-mutant-$name.out"
+			return
+		fi
+		initrd=$copy/guest/initramfs.cpio
+		if ! BUILD_LABEL=lab-$n-start "$TOP/scripts/build-kernel.sh" >>"$LOG_DIR/build-mutant-$name.out" 2>&1; then
+			mutant_bad "$name" "lab-$n-start does not build: see $LOG_DIR/build-mutant-$name.out"
+			return
+		fi
+	else
+		if ! git -C "$KERNEL_DIR" apply "$m" 2>/dev/null; then
+			mutant_bad "$name" "does not apply onto lab-$n-start"
+			return
+		fi
+		if ! BUILD_LABEL=mutant-$name "$TOP/scripts/build-kernel.sh" >"$LOG_DIR/build-mutant-$name.out" 2>&1; then
+			mutant_bad "$name" "does not compile: see $LOG_DIR/build-mutant-$name.out"
+			return
+		fi
+	fi
+	rc=0
+	QEMU_APPEND="${QEMU_APPEND:-} $append" INITRD=$initrd \
+		"$TOP/scripts/run-qemu.sh" --labs "$n" --log "$LOG_DIR/mutant-$name.log" \
+		>"$LOG_DIR/mutant-$name.out" 2>&1 || rc=$?
+	echo "$rc" >"$LOG_DIR/mutant-$name.rc"
+	[ -z "$us" ] || rm -rf -- "$copy"
+	git -C "$KERNEL_DIR" checkout -q -f --detach "lab-$n-start"
+}
+
+mutants_eval() { # once the lanes are done: each queued mutant, killed or not
+	local e n name caught rc st failed
+	for e in ${mlist[@]+"${mlist[@]}"}; do
+		read -r n name <<<"$e"
+		if [ -f "$LOG_DIR/mutant-$name.bad" ]; then
+			mutant_row "$name" BAD "$(cat "$LOG_DIR/mutant-$name.bad")"
+			mbad=$((mbad + 1))
+			continue
+		fi
+		caught=$(sed -n 's/^Caught-by: *//p' "$mdir/$name.patch" | head -1)
+		rc=$(boot_rc "mutant-$name")
+		st=$("$TOP/scripts/ktap.sh" results "$LOG_DIR/mutant-$name.ktap" "$n" | awk '{ print $2 }')
+		failed=$(mutant_failed "$LOG_DIR/mutant-$name.ktap" "$n")
+		if [ "$st" = PASS ]; then
+			mutant_row "$name" SURVIVED "lab $n's check passed (boot exit $rc)"
+			mbad=$((mbad + 1))
+		elif [ -z "$caught" ] || [[ " $failed " != *" $caught "* ]]; then
+			mutant_row "$name" WRONG "caught by '${failed:-no point ($st, boot exit $rc)}', not by its header's '${caught:-?}'"
+			mbad=$((mbad + 1))
+		else
+			mutant_row "$name" killed "by $failed"
+			rm -f "$LOG_DIR/mutant-$name.log"
+		fi
+	done
+	mlist=()
+}
+
+# mutant_summary: the matrix and the verdict (t_ok or t_fail)
+mutant_summary() {
+	if [ "$mcount" -eq 0 ]; then
+		t_fail "mutants: none found in $mdir"
+		return
+	fi
+	printf '\nmutants: %d plausible wrong answers, each must fail its lab'"'"'s check at the point its header names\n' "$mcount"
+	printf '%s' "$mrows" | sort
+	if [ "$mbad" -eq 0 ]; then
+		t_ok "mutants: all $mcount killed, each by the point its header names"
+	else
+		t_fail "mutants: $mbad of $mcount survived, or were caught by another point (see the matrix above)"
+	fi
+}
