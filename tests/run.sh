@@ -4,15 +4,17 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-pass=0 fail=0 start=$(date +%s)
+pass=0 fail=0 start=$(date +%s) times=
 
 run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
-	local name=$1 out rc line
+	local name=$1 out rc line t0
 	shift
 	printf '\n### %s\n' "$name"
 	out=$(mktemp)
+	t0=$(date +%s)
 	"$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
+	times="$times$(printf '  %-12s %5d s' "$name" "$(($(date +%s) - t0))")"$'\n'
 	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
 	rm -f "$out"
 	if [ -z "$line" ]; then
@@ -37,6 +39,6 @@ run book "$here/book.sh"
 [ "${1:-}" = --quick ] || run conformance "$here/conformance.sh"
 [ "${1:-}" = --quick ] || run grade "$here/grade.sh"
 
-printf '\n(make test took %d s)\n' "$(($(date +%s) - start))"
+printf '\n(make test took %d s)\n%s' "$(($(date +%s) - start))" "$times"
 printf 'total: %d passed, %d failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
