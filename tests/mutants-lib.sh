@@ -118,7 +118,10 @@ mutant_one() {
 	if [ -n "$us" ]; then
 		append=$(lab_conf "$n" STUDENT_APPEND)
 		copy=$T/course-$name
-		rm -rf "$copy" && mkdir -p "$copy" && cp -a "$LABS_DIR" "$copy/labs"
+		# a repository of its own: git apply in a folder inside the
+		# course's repository would skip paths outside that folder
+		rm -rf "$copy" && mkdir -p "$copy" && cp -a "$LABS_DIR" "$copy/labs" &&
+			cp -a "$SOLUTIONS_DIR" "$copy/solutions" && git -C "$copy" init -q
 		for f in $us; do cp "$SOLUTIONS_DIR/$(basename "$(lab_dir "$n")")/${f##*/}" "$copy/$f"; done
 		if ! (cd "$copy" && git apply "$m") 2>/dev/null; then
 			mutant_bad "$name" "does not apply onto the reference $us"
