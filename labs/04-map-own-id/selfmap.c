@@ -2,7 +2,7 @@
 /*
  * selfmap - map your own uid and gid into a user namespace you created.
  *
- *	selfmap [FILE=TEXT]...
+ *	selfmap [-r UID:GID] [FILE=TEXT]...
  *
  * Run it as an ordinary user (runas 1000 selfmap). It clones a child into a
  * new user namespace, then writes, from outside and in the order given, each
@@ -16,6 +16,10 @@
  * file, what setgroups(2) answers, and the owners of two files as it sees
  * them, named from /etc/passwd and /etc/group: ids with no mapping show as
  * the overflow ids (nobody:nogroup, 65534).
+ *
+ * With -r (run it as root) the child is created by UID:GID, as above, but
+ * the files are opened by root and only then written by UID:GID: the map is
+ * written by its owner through a file that someone else opened.
  */
 #include "../lib/ulab.h"
 #include <sys/stat.h>
@@ -91,6 +95,69 @@ static int child_main(void *unused)
 	return 0;
 }
 
+/*
+ * The -r case: create the child as UID:GID (real and effective ids, keeping
+ * root as the saved ids), open the files it will write as root, then become
+ * UID:GID for good. Returns the child's pid, or -1.
+ */
+static pid_t spawn_opened_by_root(struct ulab_child *child, const char *ids,
+				  char * const *writes, int *fds)
+{
+	char path[64];
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+
+	if (ulab_parse_ids(ids, &uid, &gid))
+		return -1;
+	if (setresgid(gid, gid, -1) || setresuid(uid, uid, -1))
+		ulab_die("setresuid");
+	printf("outside: uid %u gid %u\n", (unsigned int)geteuid(),
+	       (unsigned int)getegid());
+	fflush(stdout);
+	pid = ulab_spawn(child, CLONE_NEWUSER);
+	if (pid < 0)
+		ulab_die("clone(CLONE_NEWUSER)");
+	if (setresuid(-1, 0, -1) || setresgid(-1, 0, -1))
+		ulab_die("back to root");
+	for (; *writes; writes++, fds++) {
+		size_t len = strcspn(*writes, "=");
+
+		snprintf(path, sizeof(path), "/proc/%d/%.*s", (int)pid,
+			 (int)len, *writes);
+		*fds = open(path, O_WRONLY);
+		if (*fds < 0)
+			ulab_fail(path);
+	}
+	printf("files opened by uid %u, written by uid %u\n",
+	       (unsigned int)geteuid(), (unsigned int)uid);
+	fflush(stdout);
+	if (ulab_become(uid, gid))
+		exit(2);
+	return pid;
+}
+
+/* Write TEXT to FD, opened on /proc/PID/FILE; print it as ulab_write_map. */
+static void write_opened(int fd, const char *file, const char *text)
+{
+	char shown[256];
+	ssize_t n = -1;
+	size_t i;
+
+	snprintf(shown, sizeof(shown), "%s", text);
+	for (i = 0; shown[i]; i++)
+		if (shown[i] == '\n')
+			shown[i] = ',';
+	if (fd >= 0)
+		n = write(fd, text, strlen(text));
+	if (n < 0)
+		printf("write %s \"%s\": %s (%s)\n", file, shown,
+		       ulab_errname(errno), strerror(errno));
+	else
+		printf("write %s \"%s\": ok\n", file, shown);
+	fflush(stdout);
+}
+
 static void commas_to_newlines(char *s)
 {
 	for (; *s; s++)
@@ -102,34 +169,53 @@ int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = child_main };
 	char * const *writes = argv + 1;
+	const char *opened_by_root = NULL;
+	int fds[16], i = 0;
 	pid_t pid;
 
 	snprintf(uid_map, sizeof(uid_map), "uid_map=0 %u 1",
 		 (unsigned int)geteuid());
 	snprintf(gid_map, sizeof(gid_map), "gid_map=0 %u 1",
 		 (unsigned int)getegid());
-	if (argc < 2)
+	if (argc > 2 && !strcmp(argv[1], "-r")) {
+		opened_by_root = argv[2];
+		writes += 2;
+	}
+	for (i = 0; writes[i]; i++)
+		if (!strchr(writes[i], '=') || i + 1 >= 16)
+			goto usage;
+	if (!*writes) {
+		if (opened_by_root)
+			goto usage;
 		writes = defaults;
+	}
 
-	printf("outside: uid %u gid %u\n", (unsigned int)geteuid(),
-	       (unsigned int)getegid());
-	fflush(stdout);
-	pid = ulab_spawn(&child, CLONE_NEWUSER);
-	if (pid < 0)
-		ulab_die("clone(CLONE_NEWUSER)");
-	for (; *writes; writes++) {
-		char *eq = strchr(*writes, '=');
+	if (opened_by_root) {
+		pid = spawn_opened_by_root(&child, opened_by_root, writes, fds);
+		if (pid < 0)
+			goto usage;
+	} else {
+		printf("outside: uid %u gid %u\n", (unsigned int)geteuid(),
+		       (unsigned int)getegid());
+		fflush(stdout);
+		pid = ulab_spawn(&child, CLONE_NEWUSER);
+		if (pid < 0)
+			ulab_die("clone(CLONE_NEWUSER)");
+	}
+	for (i = 0; writes[i]; i++) {
+		char *eq = strchr(writes[i], '=');
 
-		if (!eq) {
-			fprintf(stderr, "usage: %s [FILE=TEXT]...\n", argv[0]);
-			kill(pid, SIGKILL);
-			ulab_wait(pid);
-			return 2;
-		}
 		*eq = '\0';
 		commas_to_newlines(eq + 1);
-		ulab_write_map(pid, *writes, eq + 1);
+		if (opened_by_root)
+			write_opened(fds[i], writes[i], eq + 1);
+		else
+			ulab_write_map(pid, writes[i], eq + 1);
 	}
 	ulab_release(&child);
 	return ulab_wait(pid);
+
+usage:
+	fprintf(stderr, "usage: %s [-r UID:GID] [FILE=TEXT]...\n", argv[0]);
+	return 2;
 }

@@ -2,7 +2,7 @@
 /*
  * setns-sibling - join, with setns(), the namespaces another process made.
  *
- *	setns-sibling [-o | -H] TYPE...		(TYPE: uts ipc net all)
+ *	setns-sibling [-o | -H] [-p] TYPE...	(TYPE: uts ipc net all)
  *
  * The program clones a child into a new user namespace and writes its maps
  * "0 UID 1" (setgroups "deny" before the gid map), so the child is root in
@@ -19,13 +19,20 @@
  *  -H	the joiner, inside the user namespace, tries to go back to the
  *	namespaces the program started in (the host's), through descriptors
  *	the caller opened before the user namespace was made.
+ *  -p	the joiner names the maker's namespaces with a pidfd of the maker
+ *	(pidfd_open(), Linux 5.3) instead of the files in /proc/MAKER/ns.
  */
 #include "../lib/ulab.h"
 #include <stddef.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 #define MAKER_NAME "lab06-maker"
 #define NTYPES 3
@@ -43,7 +50,7 @@ static const struct ns_type types[NTYPES] = {
 };
 
 static int chosen[NTYPES];
-static int join_outside, join_host;
+static int join_outside, join_host, join_pidfd;
 static int host_fd[NTYPES] = { -1, -1, -1 };
 static int ready[2];	/* maker -> joiner: the maker's pid, or -1 */
 static int hold[2];	/* joiner -> maker: done, you may exit */
@@ -155,7 +162,16 @@ static int run_joiner(void)
 
 		if (!chosen[i])
 			continue;
-		if (join_host) {
+		if (join_pidfd) {
+			fd = syscall(SYS_pidfd_open, maker_pid, 0);
+			if (fd < 0) {
+				ulab_fail("pidfd_open");
+				failed++;
+				continue;
+			}
+			printf("joiner: pidfd %d of the maker %d\n", fd,
+			       (int)maker_pid);
+		} else if (join_host) {
 			fd = host_fd[i];
 			printf("joiner: fd %d is the %s namespace the program started in\n",
 			       fd, t->name);
@@ -180,6 +196,8 @@ static int run_joiner(void)
 		}
 		printf("%s: ok\n", what);
 		look(t, "after");
+		if (join_pidfd)
+			close(fd);
 	}
 	return failed;
 }
@@ -220,7 +238,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	while ((opt = getopt(argc, argv, "oH")) != -1) {
+	while ((opt = getopt(argc, argv, "oHp")) != -1) {
 		switch (opt) {
 		case 'o':
 			join_outside = 1;
@@ -228,11 +246,14 @@ int main(int argc, char **argv)
 		case 'H':
 			join_host = 1;
 			break;
+		case 'p':
+			join_pidfd = 1;
+			break;
 		default:
 			goto usage;
 		}
 	}
-	if (join_outside && join_host)
+	if (join_host && (join_outside || join_pidfd))
 		goto usage;
 	for (; optind < argc; optind++)
 		for (i = 0; i < NTYPES; i++)
@@ -278,6 +299,6 @@ int main(int argc, char **argv)
 	return ret ? ret : i;
 
 usage:
-	fprintf(stderr, "usage: %s [-o | -H] uts|ipc|net|all...\n", argv[0]);
+	fprintf(stderr, "usage: %s [-o | -H] [-p] uts|ipc|net|all...\n", argv[0]);
 	return 2;
 }

@@ -4,7 +4,7 @@
  * setns(2).
  *
  *	userns-setns -l
- *	userns-setns [-a UID[:GID]] [-t] [-F] [-k] [-b PATH]
+ *	userns-setns [-a UID[:GID]] [-t] [-F] [-k] [-b PATH] [-N]
  *	userns-setns -o PATH
  *
  * -l lists the links in /proc/self/ns and says whether "user" is there.
@@ -18,7 +18,10 @@
  *                   namespace now;
  *   -a UID[:GID]    become UID:GID (run as root): a caller with no
  *                   capability over the namespace;
- *   -t              start a second thread;
+ *   -t              start a second thread, one that does not share our
+ *                   fs_struct (clone() without CLONE_FS, as pthreads
+ *                   would share it), so that only the thread rule can
+ *                   refuse;
  *   -F              share our fs_struct with a child (clone(CLONE_FS));
  * and then setns(fd, CLONE_NEWUSER). When that works, the program shows its
  * ids and capabilities, uses them (unshare(CLONE_NEWUTS), sethostname()),
@@ -27,9 +30,13 @@
  *
  * -o PATH enters the user namespace named by the file PATH instead (a bind
  * mount made by -b).
+ *
+ * -N (nested): the child's namespace C gets a gid map too ("0 GID 1"). Once
+ * in C, make two children of C, G and its sibling G2 (uid maps "0 0 1"),
+ * enter G, and from there try C (G's parent), G2 (its sibling) and the
+ * namespace the program started in.
  */
 #include "../lib/ulab.h"
-#include <pthread.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -85,11 +92,24 @@ static void end_child(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-static void *thread_fn(void *unused)
+/* A second thread: it only waits, and dies with the thread group. */
+static int thread_fn(void *unused)
 {
 	for (;;)
 		pause();
-	return NULL;
+	return 0;
+}
+
+/* Start a thread of this process that has an fs_struct of its own. */
+static int start_thread(void)
+{
+	const size_t size = 64 * 1024;
+	char *stack = malloc(size);
+
+	if (!stack)
+		return -1;
+	return clone(thread_fn, stack + size,
+		     CLONE_VM | CLONE_SIGHAND | CLONE_THREAD, NULL);
 }
 
 
@@ -143,18 +163,73 @@ static int entered(int fd, int parent_fd)
 	return 0;
 }
 
+/* Clone a waiting child into a new user namespace mapped "0 0 1". */
+static pid_t spawn_mapped(struct ulab_child *c, const char *name)
+{
+	char what[64];
+	pid_t pid = ulab_spawn(c, CLONE_NEWUSER);
+
+	if (pid < 0) {
+		snprintf(what, sizeof(what), "clone(CLONE_NEWUSER) %s", name);
+		ulab_fail(what);
+		return -1;
+	}
+	printf("%s is process %d, in a child namespace of C\n", name,
+	       (int)pid);
+	ulab_write_map(pid, "uid_map", "0 0 1");
+	return pid;
+}
+
+static int open_userns(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return open(path, O_RDONLY);
+}
+
+/* In C (the namespace of C_FD): enter a child G, then look back out. */
+static int nested(int c_fd, int parent_fd)
+{
+	struct ulab_child g = { .fn = hold }, g2 = { .fn = hold };
+	pid_t pid_g, pid_g2;
+	int g_fd, g2_fd;
+
+	pid_g = spawn_mapped(&g, "G");
+	pid_g2 = spawn_mapped(&g2, "G2");
+	if (pid_g < 0 || pid_g2 < 0)
+		return 1;
+	g_fd = open_userns(pid_g);
+	g2_fd = open_userns(pid_g2);
+	if (g_fd < 0 || g2_fd < 0) {
+		ulab_fail("open /proc/G/ns/user");
+	} else if (!setns_user("setns from C into its child G", g_fd)) {
+		printf("uid in G: %u\n", (unsigned int)getuid());
+		show_caps();
+		setns_user("setns from G back to C, its parent", c_fd);
+		setns_user("setns from G into G2, its sibling", g2_fd);
+		if (parent_fd >= 0)
+			setns_user("setns from G back to the initial namespace",
+				   parent_fd);
+	}
+	end_child(pid_g);
+	end_child(pid_g2);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = hold }, sharer = { .fn = hold };
 	const char *bind_path = NULL, *open_path = NULL;
 	int opt, kill_child = 0, threaded = 0, share_fs = 0, drop = 0;
+	int nest = 0;
 	int fd, parent_fd, ret;
 	uid_t as_uid = 0;
 	gid_t as_gid = 0;
 	char path[64], map[64], what[96];
 	pid_t pid = 0, sharer_pid = 0;
 
-	while ((opt = getopt(argc, argv, "la:tFkb:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "la:tFkb:o:N")) != -1) {
 		switch (opt) {
 		case 'l':
 			return list_links();
@@ -178,6 +253,9 @@ int main(int argc, char **argv)
 		case 'o':
 			open_path = optarg;
 			break;
+		case 'N':
+			nest = 1;
+			break;
 		default:
 			goto usage;
 		}
@@ -199,7 +277,10 @@ int main(int argc, char **argv)
 			ulab_die("clone(CLONE_NEWUSER)");
 		printf("child %d is in a new user namespace\n", (int)pid);
 		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)geteuid());
-		ulab_write_map(pid, "uid_map", map);
+		if (nest)	/* C will make namespaces: its gid needs a map */
+			ulab_map_self(pid);
+		else
+			ulab_write_map(pid, "uid_map", map);
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 		show_link(path);
 		fd = open(path, O_RDONLY);
@@ -235,11 +316,9 @@ int main(int argc, char **argv)
 		ulab_print_ids("became");
 	}
 	if (threaded) {
-		pthread_t t;
-
-		if (pthread_create(&t, NULL, thread_fn, NULL))
-			ulab_die("pthread_create");
-		printf("threads in this process: 2\n");
+		if (start_thread() < 0)
+			ulab_die("clone(CLONE_THREAD)");
+		printf("threads in this process: 2 (the fs_struct not shared)\n");
 	}
 	if (share_fs) {
 		sharer_pid = ulab_spawn(&sharer, CLONE_FS);
@@ -252,7 +331,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	ret = setns_user("setns(CLONE_NEWUSER)", fd) ? 1 : 0;
-	if (!ret)
+	if (!ret && nest)
+		nested(fd, parent_fd);
+	else if (!ret)
 		entered(fd, parent_fd);
 
 	if (sharer_pid > 0)
@@ -263,7 +344,7 @@ int main(int argc, char **argv)
 
 usage:
 	fprintf(stderr,
-		"usage: %s -l | [-a UID[:GID]] [-t] [-F] [-k] [-b PATH] | -o PATH\n",
+		"usage: %s -l | [-a UID[:GID]] [-t] [-F] [-k] [-b PATH] [-N] | -o PATH\n",
 		argv[0]);
 	return 2;
 }

@@ -7,7 +7,8 @@
  *
  * Run as root. A child is cloned into a new user namespace whose uid and
  * gid maps are MAP (default "0 1000 1"); it becomes 0:0 inside, which is
- * 1000:1000 outside. The child's own status file is then read four ways:
+ * 1000:1000 outside, with the one supplementary group 0 (1000 outside). The
+ * child's own status file is then read four ways:
  *
  *   opened outside, read outside   the parent opens and reads it
  *   opened outside, read inside    the parent opens it and passes the
@@ -16,13 +17,13 @@
  *   opened inside, read outside    the child opens it and passes the
  *                                  descriptor to the parent (SCM_RIGHTS)
  *
- * Each way prints the Uid: and Gid: lines, tabs turned into spaces.
+ * Each way prints the Uid:, Gid: and Groups: lines, tabs turned into spaces.
  */
 #include "../lib/ulab.h"
 
 static int sv[2];	/* parent's end, child's end */
 
-/* Read FD from its start and print its Uid: and Gid: lines after HOW. */
+/* Read FD from its start and print its Uid:, Gid:, Groups: lines after HOW. */
 static void show_ids(const char *how, int fd)
 {
 	char buf[4096], *line, *save, *t;
@@ -35,7 +36,8 @@ static void show_ids(const char *how, int fd)
 	buf[n] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "Uid:", 4) && strncmp(line, "Gid:", 4))
+		if (strncmp(line, "Uid:", 4) && strncmp(line, "Gid:", 4) &&
+		    strncmp(line, "Groups:", 7))
 			continue;
 		for (t = line; *t; t++)
 			if (*t == '\t')
@@ -47,12 +49,15 @@ static void show_ids(const char *how, int fd)
 
 static int child(void *unused)
 {
+	gid_t group = 0;
 	char go;
 	int fd;
 
 	close(sv[0]);
 	if (ulab_become(0, 0))
 		return 2;
+	if (setgroups(1, &group))
+		ulab_fail("setgroups inside");
 	ulab_print_ids("ids inside");
 
 	fd = ulab_recv_fd(sv[1]);

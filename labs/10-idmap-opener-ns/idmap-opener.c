@@ -17,9 +17,11 @@
  * Descriptors travel over unix sockets (SCM_RIGHTS).
  *
  * With -w (writing), the parent makes a namespace C ("0 100000 1000"), whose
- * root makes a grandchild G. The initial root, which holds every capability
- * over G, opens G's map files and tries to write them; then C, G's parent,
- * writes them.
+ * root makes two grandchildren, G and G2. The initial root, which holds every
+ * capability over G, opens G's map files and tries to write them; it also
+ * opens G2's uid_map and hands the descriptor to C, which tries to write
+ * through it; then C, G's parent, writes G's maps with files of its own.
+ * Last, a new namespace S of the initial root writes its own uid_map.
  *
  * Without options both parts run.
  */
@@ -232,16 +234,19 @@ static int reading(void)
 
 static int sock_c[2];
 
-static int grandchild(void *unused)
+static int grandchild(void *name)
 {
-	ulab_print_ids("G, inside");
+	ulab_print_ids(name);
 	return 0;
 }
 
 static int middle_c(void *unused)
 {
-	struct ulab_child g = { .fn = grandchild };
-	pid_t pid_g;
+	struct ulab_child g = { .fn = grandchild, .arg = "G, inside" };
+	struct ulab_child g2 = { .fn = grandchild, .arg = "G2, inside" };
+	const char *what = "write uid_map of G2 opened in the initial namespace, from C";
+	pid_t pid_g, pid_g2;
+	int fd;
 
 	close(sock_c[0]);
 	if (ulab_become(0, 0))
@@ -256,9 +261,27 @@ static int middle_c(void *unused)
 	if (pid_g < 0)
 		return ulab_fail("C: clone(CLONE_NEWUSER) G") ? 1 : 0;
 	printf("G is process %d, a child of C\n", (int)pid_g);
+	pid_g2 = ulab_spawn(&g2, CLONE_NEWUSER);
+	if (pid_g2 < 0)
+		return ulab_fail("C: clone(CLONE_NEWUSER) G2") ? 1 : 0;
+	printf("G2 is process %d, a child of C\n", (int)pid_g2);
 	fflush(stdout);
 	send_int(sock_c[1], pid_g);
+	send_int(sock_c[1], pid_g2);
+	fd = ulab_recv_fd(sock_c[1]);	/* G2's uid_map, opened by root */
 	recv_int(sock_c[1]);	/* the grandparent has had its turn */
+
+	if (fd < 0)
+		printf("%s: no descriptor\n", what);
+	else if (write(fd, "0 0 1\n", 6) == 6)
+		printf("%s: ok\n", what);
+	else
+		ulab_fail(what);
+	fflush(stdout);
+	if (fd >= 0)
+		close(fd);
+	ulab_release(&g2);
+	ulab_wait(pid_g2);
 
 	write_maps_of_g(pid_g, "its parent C");
 	ulab_release(&g);
@@ -266,10 +289,26 @@ static int middle_c(void *unused)
 	return 0;
 }
 
+/* S, a namespace of the initial root, writes its own uid_map. */
+static int self_writer(void *unused)
+{
+	const char *what = "write own uid_map from inside S";
+	int ret = ulab_write_file("/proc/self/uid_map", "0 0 1\n");
+
+	if (ret)
+		printf("%s: %s (%s)\n", what, ulab_errname(-ret),
+		       strerror(-ret));
+	else
+		printf("%s: ok\n", what);
+	fflush(stdout);
+	return 0;
+}
+
 static int writing(void)
 {
-	struct ulab_child c = { .fn = middle_c };
-	pid_t pid_c, pid_g;
+	struct ulab_child c = { .fn = middle_c }, self = { .fn = self_writer };
+	pid_t pid_c, pid_g, pid_g2, pid_s;
+	int fd;
 
 	printf("C a child of this namespace, G a child of C\n");
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_c))
@@ -287,10 +326,24 @@ static int writing(void)
 		printf("C did not make G\n");
 		return 2;
 	}
+	pid_g2 = recv_int(sock_c[0]);
 	write_maps_of_g(pid_g, "the initial namespace");
+	fd = pid_g2 > 0 ? open_map(pid_g2, "uid_map", O_WRONLY) : -1;
+	if (fd < 0)
+		ulab_fail("open uid_map of G2");
+	else if (ulab_send_fd(sock_c[0], fd))
+		ulab_fail("pass G2's uid_map to C");
+	if (fd >= 0)
+		close(fd);
 	send_int(sock_c[0], 0);
 	ulab_wait(pid_c);
 	close(sock_c[0]);
+
+	pid_s = ulab_spawn(&self, CLONE_NEWUSER);
+	if (pid_s < 0)
+		ulab_die("clone(CLONE_NEWUSER) S");
+	ulab_release(&self);
+	ulab_wait(pid_s);
 	return 0;
 }
 

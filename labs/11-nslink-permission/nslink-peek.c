@@ -12,9 +12,13 @@
  * With -s (run as root), a scenario: a root-owned target process is
  * started; UID (default 1000:1000) peeks at the target's ipc link, which
  * nobody has looked at yet; root looks up the target's net and uts links;
- * UID peeks at them again; UID peeks at its own links.
+ * UID peeks at them again; UID peeks at its own links. Then UID peeks at
+ * another process of its own uid, and at a non-dumpable one whose net link
+ * root has just looked up; last, UID makes a user namespace, maps itself
+ * to root there and peeks at the root-owned target's uts link again.
  */
 #include "../lib/ulab.h"
+#include <sys/prctl.h>
 
 static uid_t as_uid = 1000;
 static gid_t as_gid = 1000;
@@ -67,39 +71,106 @@ static void peek_as_user(const char *when, const char *p1, const char *p2)
 	ulab_wait(pid);
 }
 
-static int scenario(void)
+/*
+ * Start a process that runs as UID:GID (root when UID is 0), is dumpable
+ * or not as DUMPABLE says, and waits until GATE is closed.
+ */
+static pid_t target(int gate[2], uid_t uid, gid_t gid, int dumpable)
 {
-	char ipc[64], net[64], uts[64];
-	int gate[2];
-	pid_t target;
+	pid_t pid;
 	char c;
 
-	if (pipe(gate))
-		ulab_die("pipe");
-	target = fork();
-	if (target < 0)
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
 		ulab_die("fork");
-	if (target == 0) {
+	if (pid == 0) {
 		close(gate[1]);
-		/* wait, as root, until the parent closes the pipe */
+		if (uid && ulab_become(uid, gid))
+			_exit(2);
+		if (prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0))
+			_exit(2);
+		/* wait until the parent closes the pipe */
 		if (read(gate[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);
 	}
+	return pid;
+}
+
+/*
+ * As as_uid, make a user namespace, map as_uid and as_gid to its root and
+ * peek at P as that root (who holds every capability there, none outside).
+ */
+static void peek_as_userns_root(const char *p)
+{
+	char map[32];
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ulab_die("fork");
+	if (pid == 0) {
+		if (ulab_become(as_uid, as_gid))
+			_exit(2);
+		/* a changed uid leaves the process non-dumpable: undo that */
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(2);
+		if (unshare(CLONE_NEWUSER)) {
+			ulab_fail("unshare(CLONE_NEWUSER)");
+			_exit(2);
+		}
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)as_uid);
+		if (ulab_write_map(getpid(), "uid_map", map))
+			_exit(2);
+		ulab_write_map(getpid(), "setgroups", "deny");
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)as_gid);
+		if (ulab_write_map(getpid(), "gid_map", map))
+			_exit(2);
+		peek("as root of a user namespace, after root looked: ", p);
+		_exit(0);
+	}
+	ulab_wait(pid);
+}
+
+static int scenario(void)
+{
+	char ipc[64], net[64], uts[64], mine[64], nodump[64];
+	pid_t root_t, mine_t, nodump_t;
+	int gate[2];
+
+	if (pipe(gate))
+		ulab_die("pipe");
+	root_t = target(gate, 0, 0, 1);
+	mine_t = target(gate, as_uid, as_gid, 1);
+	nodump_t = target(gate, as_uid, as_gid, 0);
 	close(gate[0]);
-	printf("target: process %d, owned by root\n", (int)target);
-	snprintf(ipc, sizeof(ipc), "/proc/%d/ns/ipc", (int)target);
-	snprintf(net, sizeof(net), "/proc/%d/ns/net", (int)target);
-	snprintf(uts, sizeof(uts), "/proc/%d/ns/uts", (int)target);
+	printf("target: process %d, owned by root\n", (int)root_t);
+	printf("same-uid process: %d, owned by %u, dumpable\n", (int)mine_t,
+	       (unsigned int)as_uid);
+	printf("non-dumpable process: %d, owned by %u\n", (int)nodump_t,
+	       (unsigned int)as_uid);
+	snprintf(ipc, sizeof(ipc), "/proc/%d/ns/ipc", (int)root_t);
+	snprintf(net, sizeof(net), "/proc/%d/ns/net", (int)root_t);
+	snprintf(uts, sizeof(uts), "/proc/%d/ns/uts", (int)root_t);
+	snprintf(mine, sizeof(mine), "/proc/%d/ns/net", (int)mine_t);
+	snprintf(nodump, sizeof(nodump), "/proc/%d/ns/net", (int)nodump_t);
 
 	peek_as_user("before root looked", ipc, NULL);
 	peek("as root: ", net);
 	peek("as root: ", uts);
 	peek_as_user("after root looked", net, uts);
 	peek_as_user("own links", "/proc/self/ns/uts", "/proc/self/ns/net");
+	peek_as_user("same-uid process", mine, NULL);
+	peek("as root: ", nodump);
+	peek_as_user("non-dumpable process, after root looked", nodump, NULL);
+	peek_as_userns_root(uts);
 
 	close(gate[1]);
-	ulab_wait(target);
+	ulab_wait(root_t);
+	ulab_wait(mine_t);
+	ulab_wait(nodump_t);
 	return 0;
 }
 

@@ -12,7 +12,10 @@
  * what a container's init does first: bring lo up, make a veth pair, give it
  * addresses (rtnetlink and the old ioctls), make a tap device (/dev/net/tun)
  * and bring it up, open raw sockets, serve TCP on port 80 and turn on
- * ip_forward. Every step prints "ok" or the errno.
+ * ip_forward. Then it tries what it must not: rtnetlink on a socket opened
+ * or used without CAP_NET_ADMIN (its effective capabilities dropped for a
+ * moment), the global-only SIOCSIFTXQLEN, and ip_forward without
+ * CAP_NET_ADMIN. Every step prints "ok" or the errno.
  */
 #include "../lib/ulab.h"
 #include <arpa/inet.h>
@@ -20,6 +23,8 @@
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/if_link.h>
@@ -88,18 +93,36 @@ static void nl_end(struct nlreq *r, struct rtattr *nest)
 	nest->rta_len = r->buf + r->nh.nlmsg_len - (char *)nest;
 }
 
-/* Send R, wait for the kernel's answer: 0 or -errno. */
-static int nl_talk(struct nlreq *r)
+static int nl_socket(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Send R on the rtnetlink socket FD (a new one when FD is -1, closed after),
+ * wait for the kernel's answer: 0 or -errno. On a socket of its own, R is
+ * sent to the kernel's address; on a given one, it is written without an
+ * address, as a program writing to a descriptor it was handed would: only
+ * then does the kernel ask about the socket's opener too.
+ */
+static int nl_talk_on(int fd, struct nlreq *r)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[4096];
 	struct nlmsghdr *nh = (void *)buf;
-	int fd, n, ret = -EIO;
+	int n, ret = -EIO, own = fd < 0;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (own)
+		fd = nl_socket();
 	if (fd < 0)
-		return -errno;
-	if (sendto(fd, r, r->nh.nlmsg_len, 0, (void *)&sa, sizeof(sa)) < 0) {
+		return fd;
+	if (own)
+		n = sendto(fd, r, r->nh.nlmsg_len, 0, (void *)&sa, sizeof(sa));
+	else
+		n = write(fd, r, r->nh.nlmsg_len);
+	if (n < 0) {
 		ret = -errno;
 		goto out;
 	}
@@ -111,11 +134,18 @@ static int nl_talk(struct nlreq *r)
 	if (NLMSG_OK(nh, n) && nh->nlmsg_type == NLMSG_ERROR)
 		ret = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
 out:
-	close(fd);
+	if (own)
+		close(fd);
 	return ret;
 }
 
-static int rtnl_link_up(const char *name)
+static int nl_talk(struct nlreq *r)
+{
+	return nl_talk_on(-1, r);
+}
+
+/* RTM_NEWLINK with IFF_UP for NAME, sent on FD (-1: a new socket) */
+static int rtnl_link_up_on(int fd, const char *name)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct nlreq r;
@@ -127,7 +157,12 @@ static int rtnl_link_up(const char *name)
 	ifi.ifi_change = IFF_UP;
 	nl_init(&r, RTM_NEWLINK, 0);
 	nl_put(&r, &ifi, sizeof(ifi));
-	return nl_talk(&r);
+	return nl_talk_on(fd, &r);
+}
+
+static int rtnl_link_up(const char *name)
+{
+	return rtnl_link_up_on(-1, name);
 }
 
 static int rtnl_new_veth(const char *name, const char *peer)
@@ -228,6 +263,51 @@ static int ioctl_set_addr(const char *name, const char *addr)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/*
+ * SIOCSIFTXQLEN through an AF_UNIX socket, to the length the device already
+ * has: a change of nothing, which dev_ioctl() keeps for the global
+ * CAP_NET_ADMIN all the same.
+ */
+static int ioctl_same_txqlen(const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd, ret = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	if (ioctl(fd, SIOCGIFTXQLEN, &ifr) < 0)
+		ret = -errno;
+	if (!ret && ioctl(fd, SIOCSIFTXQLEN, &ifr) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* ---- capabilities ---- */
+
+/*
+ * Drop every effective capability (ON 0), or take the permitted ones back
+ * (ON 1): the process stays root of its user namespace, with nothing in
+ * hand while they are dropped.
+ */
+static void effective_caps(int on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+	int i;
+
+	if (syscall(SYS_capget, &h, c))
+		ulab_die("capget");
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		c[i].effective = on ? c[i].permitted : 0;
+	if (syscall(SYS_capset, &h, c))
+		ulab_die("capset");
 }
 
 /* ---- sockets ---- */
@@ -341,7 +421,7 @@ static void show_links(const char *where)
 
 static int in_new_netns(void *unused)
 {
-	int tap;
+	int tap, fd;
 
 	ulab_print_ids("inside");
 	show_links("in the new netns");
@@ -369,6 +449,32 @@ static int in_new_netns(void *unused)
 	show_ip_forward("in the new netns");
 	report("write 1 to " IP_FORWARD, ulab_write_file(IP_FORWARD, "1\n"));
 	show_ip_forward("in the new netns");
+
+	/* what must still be refused in the new network namespace */
+	effective_caps(0);
+	fd = nl_socket();
+	effective_caps(1);
+	report("rtnetlink socket opened without CAP_NET_ADMIN, sent with it: set lo up",
+	       fd < 0 ? fd : rtnl_link_up_on(fd, "lo"));
+	if (fd >= 0)
+		close(fd);
+	fd = nl_socket();
+	effective_caps(0);
+	report("rtnetlink socket opened with CAP_NET_ADMIN, sent without it: set lo up",
+	       fd < 0 ? fd : rtnl_link_up_on(fd, "lo"));
+	effective_caps(1);
+	if (fd >= 0)
+		close(fd);
+	report("ioctl SIOCSIFTXQLEN (dev_ioctl): lo, its own length",
+	       ioctl_same_txqlen("lo"));
+	effective_caps(0);
+	/* open only: a write would change the setting */
+	fd = open(IP_FORWARD, O_WRONLY);
+	report("without CAP_NET_ADMIN: open " IP_FORWARD " for writing",
+	       fd < 0 ? -errno : 0);
+	effective_caps(1);
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }
 

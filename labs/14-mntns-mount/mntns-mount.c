@@ -5,8 +5,10 @@
  *
  *	mntns-mount DIR        new user namespace + new mount namespace
  *	mntns-mount -U DIR     new user namespace only (the host's mounts)
+ *	mntns-mount -R DIR     run by root: a new mount namespace only
  *
- * Run it as an ordinary user (uid 1000). DIR is prepared by root:
+ * Run it as an ordinary user (uid 1000), -R as root. DIR is prepared by
+ * root:
  *	DIR/shared       a mount made shared (mount --make-shared)
  *	DIR/shared/sub   an empty directory on it
  *	DIR/root         a directory to chroot into, holding one file
@@ -99,6 +101,11 @@ static void show_root(void)
 	closedir(d);
 }
 
+static int nothing(void *unused)
+{
+	return 0;
+}
+
 static void show_mntns(const char *what)
 {
 	char link[64] = "";
@@ -108,6 +115,27 @@ static void show_mntns(const char *what)
 	else
 		printf("%s: %s\n", what, link);
 	fflush(stdout);
+}
+
+/*
+ * setns() into the mount namespace FD while another task shares our root
+ * and working directory (CLONE_FS): the move would drag that task along.
+ */
+static int setns_with_shared_fs(int fd)
+{
+	struct ulab_child sibling = { .fn = nothing };
+	int ret, err;
+	pid_t pid;
+
+	pid = ulab_spawn(&sibling, CLONE_FS);
+	if (pid < 0)
+		return -1;
+	ret = setns(fd, CLONE_NEWNS);
+	err = errno;
+	ulab_release(&sibling);
+	ulab_wait(pid);
+	errno = err;
+	return ret;
 }
 
 static void sync_with_parent(void)
@@ -135,6 +163,12 @@ static int in_new_mntns(void *unused)
 	sync_with_parent();	/* the parent looks for it now */
 	report("umount DIR/shared/sub", umount(sub));
 
+	/* a type that never declared itself safe for a user namespace */
+	ret = mount("lab14", sub, "devtmpfs", 0, NULL);
+	report("mount devtmpfs on DIR/shared/sub", ret);
+	if (!ret)
+		umount(sub);
+
 	report("umount inherited DIR/shared", umount(shared));
 
 	/* setns: leave for a second mount namespace, then come back */
@@ -143,12 +177,19 @@ static int in_new_mntns(void *unused)
 	show_mntns("mount namespace");
 	report("unshare(CLONE_NEWNS)", unshare(CLONE_NEWNS));
 	show_mntns("mount namespace");
+	report("setns back, sharing the root with another task (CLONE_FS)",
+	       setns_with_shared_fs(fd));
 	report("setns back into the first mount namespace",
 	       setns(fd, CLONE_NEWNS));
 	readlink("/proc/self/ns/mnt", now, sizeof(now) - 1);
 	show_mntns("mount namespace");
 	printf("back in the first mount namespace: %s\n",
 	       strcmp(first, now) ? "no" : "yes");
+	/* the root moved with the namespace: its mounts are ours again */
+	ret = mount("lab14", sub, "tmpfs", 0, "size=64k");
+	report("after setns: mount tmpfs on DIR/shared/sub", ret);
+	if (!ret)
+		umount(sub);
 	report("setns into the host's mount namespace",
 	       setns(host_mntns, CLONE_NEWNS));
 
@@ -174,6 +215,38 @@ static int in_host_mntns(void *unused)
 	return 0;
 }
 
+/* No user namespace at all: uid 1000 holds no CAP_SYS_CHROOT anywhere. */
+static void chroot_without_userns(void)
+{
+	char root[256];
+	pid_t pid;
+
+	snprintf(root, sizeof(root), "%s/root", dir);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ulab_fail("fork");
+		return;
+	}
+	if (!pid) {
+		report("no user namespace: chroot DIR/root", chroot(root));
+		_exit(0);
+	}
+	ulab_wait(pid);
+}
+
+/* -R: root makes a mount namespace in its own user namespace */
+static int privileged_unshare(void)
+{
+	char shared[256];
+
+	snprintf(shared, sizeof(shared), "%s/shared", dir);
+	show_propagation("on the host", shared);
+	report("unshare(CLONE_NEWNS) by root", unshare(CLONE_NEWNS));
+	show_propagation("after a privileged unshare", shared);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_new_mntns };
@@ -186,10 +259,13 @@ int main(int argc, char **argv)
 		child.fn = in_host_mntns;
 		flags = CLONE_NEWUSER;
 		dir = argv[2];
+	} else if (argc == 3 && !strcmp(argv[1], "-R")) {
+		dir = argv[2];
+		return privileged_unshare();
 	} else if (argc == 2) {
 		dir = argv[1];
 	} else {
-		fprintf(stderr, "usage: %s [-U] DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s [-U | -R] DIR\n", argv[0]);
 		return 2;
 	}
 	snprintf(sub, sizeof(sub), "%s/shared/sub", dir);
@@ -200,6 +276,8 @@ int main(int argc, char **argv)
 
 	ulab_print_ids("outside");
 	show_propagation("on the host", shared);
+	if (child.fn == in_host_mntns)
+		chroot_without_userns();
 	pid = ulab_spawn(&child, flags);
 	if (pid < 0)
 		ulab_die(flags & CLONE_NEWNS ? "clone(CLONE_NEWUSER|CLONE_NEWNS)" :

@@ -13,6 +13,10 @@
  *	new netns    + new network namespace: mount sysfs on DIR/sys, read
  *	             class/net/lo/flags (lo is down in a new netns)
  *	same netns   the host's network namespace: mount sysfs (refused)
+ *	devtmpfs     mount devtmpfs on DIR/dev, a type that is not safe for a
+ *	             user namespace (refused)
+ *
+ * DIR/dev is an empty directory too.
  */
 #include "../lib/ulab.h"
 #include <ctype.h>
@@ -92,6 +96,18 @@ static int mount_sysfs(void *unused)
 	return 0;
 }
 
+/* devtmpfs never set FS_USERNS_MOUNT: one instance, the host's /dev */
+static int mount_devtmpfs(void *unused)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	if (!report("mount -t devtmpfs on DIR/dev",
+		    mount("devtmpfs", path, "devtmpfs", 0, NULL)))
+		umount(path);
+	return 0;
+}
+
 static int run(const char *name, int (*fn)(void *), int flags)
 {
 	struct ulab_child child = { .fn = fn };
@@ -123,6 +139,7 @@ int main(int argc, char **argv)
 	run("same pidns", mount_proc, 0);
 	run("new netns", mount_sysfs, CLONE_NEWNET);
 	run("same netns", mount_sysfs, 0);
+	run("devtmpfs", mount_devtmpfs, 0);
 	who = "host";
 	show_lo_flags("/sys", "on the host");
 	return 0;
