@@ -15,7 +15,7 @@ override TAG := $(value TAG)
 export SUB DIR LAB TAG
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status hint test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -42,6 +42,9 @@ boot: ## an interactive shell in the guest (root; 'su student' for uid 1000)
 
 status: ## which lab and branch the kernel tree is on, and what is not committed
 	@$(S)/lab.sh status
+
+hint: ## the next hint for the lab the tree is on (one more each time; LAB=N for another lab)
+	@$(S)/lab.sh hint "$${LAB-}"
 
 build: ## build the kernel in build/linux (out of tree, ccache)
 	@$(S)/build-kernel.sh

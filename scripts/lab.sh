@@ -8,6 +8,8 @@
 #                       answer), then check
 #   lab.sh boot         an interactive shell in the guest
 #   lab.sh status       where the tree is and what is not committed
+#   lab.sh hint [N]     the next hint of the lab the tree is on (or lab N),
+#                       from labs/NN-*/hints.md: one more each time
 #
 # Nothing here throws work away: a tree with uncommitted changes is never
 # switched, and existing branches are never reset.
@@ -69,6 +71,9 @@ explain() { # NN: what the lab is about and where to look
 		printf '%s\n' "$marks" | sed 's/^/      /'
 	fi
 	printf '  The assignment: %s/README.md\n' "${dir#"$TOP"/}"
+	if f=$(hints_file "$n"); then
+		printf '  Stuck? make hint (%s of %s hints shown so far)\n' "$(hints_seen "$n")" "$(hints_total "$f")"
+	fi
 }
 
 check() { # [NN]
@@ -114,6 +119,48 @@ check() { # [NN]
 	return 1
 }
 
+# Hints: labs/NN-*/hints.md has '## Hint K: title' sections, from a nudge
+# to the shape of the change. Each 'make hint' shows the ones seen so far
+# and one more; how many were shown is kept in build/hints/NN (for the
+# student's own record; make status shows it).
+hints_file() { # NN
+	local d
+	d=$(lab_dir "$1") || return 1
+	[ -f "$d/hints.md" ] && printf '%s\n' "$d/hints.md"
+}
+hints_total() { grep -c '^## Hint ' "$1"; }
+hints_seen() { cat "$BUILD/hints/$1" 2>/dev/null || echo 0; }
+
+hint() { # [NN]
+	local n=${1:-} f total seen k
+	if [ -z "$n" ]; then
+		need_kernel_tree
+		n=$(current_lab) ||
+			die "cannot tell which lab this tree is on: use 'make hint LAB=N'"
+	fi
+	n=$(norm "$n")
+	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
+	f=$(hints_file "$n") || die "lab $n has no hints ($(lab_dir "$n")/hints.md)"
+	total=$(hints_total "$f")
+	seen=$(hints_seen "$n")
+	[ "$seen" -lt "$total" ] && seen=$((seen + 1))
+	mkdir -p "$BUILD/hints"
+	echo "$seen" >"$BUILD/hints/$n"
+	printf '%sLab %s: hint %d of %d%s\n' "$C_BLD" "$n" "$seen" "$total" "$C_OFF"
+	for ((k = 1; k <= seen; k++)); do
+		awk -v k="$k" '
+			/^## Hint / { i++; if (i == k) { sub(/^## /, ""); print; show = 1; next } show = 0 }
+			show && /^$/ { blank++; next }
+			show { while (blank) { print ""; blank-- } print }' "$f" | sed -e '1s/^/\n/' -e '2,$s/^/  /'
+	done
+	if [ "$seen" -lt "$total" ]; then
+		printf '\n(make hint again for hint %d; %d of %d shown so far, kept in build/hints/%s)\n' \
+			"$((seen + 1))" "$seen" "$total" "$n"
+	else
+		printf '\n(that was the last hint; the reference answer is make solution-%d)\n' "$((10#$n))"
+	fi
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
@@ -122,6 +169,10 @@ start)
 	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
 	prepare
 	switch_to "student/lab-$n" "lab-$n-start"
+	# how the labs chain: say it where the student starts
+	if [ "$((10#$n))" -gt 1 ]; then
+		info "lab-$n-start holds the reference answers of labs 1 to $((10#$n - 1)), not your own: labs can be done in any order"
+	fi
 	[ -n "${NO_CHECK:-}" ] || check "$n"
 	;;
 solution)
@@ -145,6 +196,10 @@ status)
 		"$(kgit describe --tags 2>/dev/null || echo '?')" "$(current_lab || echo '?')"
 	d=$(tree_dirt)
 	[ -z "$d" ] && echo "work tree:   clean" || { echo "not committed:"; printf '%s\n' "$d" | sed 's/^/    /'; }
+	if n=$(current_lab) && f=$(hints_file "$n"); then
+		printf 'hints:       %s of %s shown for lab %s (make hint)\n' "$(hints_seen "$n")" "$(hints_total "$f")" "$n"
+	fi
 	;;
-*) die "usage: lab.sh start N | check [N] | solution N | boot | status" ;;
+hint) hint "${1:-}" ;;
+*) die "usage: lab.sh start N | check [N] | solution N | boot | status | hint [N]" ;;
 esac

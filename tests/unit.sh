@@ -94,6 +94,18 @@ t_grep "bad patch: and the file" 'fs/exec.c' "$out"
 t_expect "bad patch: no tag was moved" "$tags_before" "$(g show-ref --tags)"
 t_expect "bad patch: the student's branch is untouched" "$mine" "$(g rev-parse student/lab-01)"
 
+# make hint: one more hint each time, counted; the last one says so
+out=$("$top/scripts/lab.sh" hint 2>&1)
+t_grep "hint: the first hint of the lab the tree is on" 'hint 1 of 2' "$out"
+t_expect "hint: ... and not the second yet" "" "$(printf '%s\n' "$out" | grep 'second nudge')"
+out=$("$top/scripts/lab.sh" hint 2>&1)
+t_grep "hint: run again, the second" 'the second nudge' "$out"
+t_grep "hint: ... with the first still shown" 'the first nudge' "$out"
+out=$("$top/scripts/lab.sh" hint 2>&1)
+t_grep "hint: past the last, it says so" 'that was the last hint' "$out"
+t_expect "hint: the count is kept" 2 "$(cat "$BUILD/hints/01")"
+t_grep "hint: make status shows it" 'hints: +2 of 2 shown for lab 01' "$("$top/scripts/lab.sh" status 2>&1)"
+
 out=$("$top/scripts/lab.sh" start 7 2>&1)
 t_grep "no such lab: a clear error" 'there is no lab 07' "$out"
 t_expect "no such lab: no branch made" "" "$(g branch --list 'student/lab-07')"
@@ -117,6 +129,15 @@ t_grep "guest ktap.sh: ktap_needs skips when the file is absent" '^ok 4 absent #
 t_grep "guest ktap.sh: XFAIL for a point known to fail" '^ok 5 known # XFAIL a 3.7 limit$' "$out"
 t_grep "guest ktap.sh: each point is named before it runs" '^# running: hangs$' "$out"
 t_expect "guest ktap.sh: the timed-out point fails the check" 1 "$rc"
+out=$(sh -c ". '$top/guest-rootfs/lib/ktap.sh'; ktap_plan 3
+	demo() { echo 'line one'; echo 'line two'; }
+	if_wrong 'the set-gid bit was honoured'; expect a 'x' demo
+	expect b 'y' demo; expect c 'z' echo other; ktap_done" 2>&1)
+t_grep "guest ktap.sh: if_wrong says what a failure means" '^# wrong: the set-gid bit was honoured$' "$out"
+t_expect "guest ktap.sh: ... for its own point only" 1 "$(printf '%s\n' "$out" | grep -c '^# wrong:')"
+t_expect "guest ktap.sh: an output is shown once per check" 1 "$(printf '%s\n' "$out" | grep -c '^# line one$')"
+t_grep "guest ktap.sh: ... and the later point says where it is" '^# \(the same output as point 1, above\)$' "$out"
+t_grep "guest ktap.sh: ... a different output is shown" '^# other$' "$out"
 
 # --- the course map is generated from lab.conf ---------------------------
 unset KERNEL_DIR STEPS_DIR SOLUTIONS_DIR BUILD LABS_DIR
@@ -128,8 +149,9 @@ fi
 for d in "$top"/labs/[0-9][0-9]-*/; do
 	miss=""
 	for f in README.md lab.conf check; do [ -f "$d/$f" ] || miss="$miss $f"; done
+	[ "$(grep -c '^## Hint ' "$d/hints.md" 2>/dev/null)" -ge 3 ] 2>/dev/null || miss="$miss hints.md(3+ hints)"
 	for k in TITLE SERIES FILES POINTS HINT; do grep -q "^$k=" "$d/lab.conf" 2>/dev/null || miss="$miss $k"; done
-	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf (with its keys) and check"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
+	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf (with its keys), check and hints"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
 done
 
 t_summary unit
