@@ -34,13 +34,13 @@ lab-%: deps ## go to lab N (your branch student/lab-NN, work kept) and check it
 solution-%: deps ## switch to the reference answer of lab N (branch solution/lab-NN) and check it
 	@$(S)/lab.sh solution $*
 
-check: ## build, boot in QEMU, run this lab's check and every earlier one
+check: ## build, boot in QEMU, run this lab's check and every earlier one (LAB=N: lab N's)
 	@$(S)/lab.sh check "$${LAB-}"
 
 boot: ## an interactive shell in the guest (root; 'su student' for uid 1000)
 	@$(S)/lab.sh boot
 
-status: ## which lab and branch the kernel tree is on, and what is not committed
+status: ## every lab: your commits, its last check, hints used; where the tree is, what is not committed
 	@$(S)/lab.sh status
 
 hint: ## the next hint for the lab the tree is on (one more each time; LAB=N for another lab)

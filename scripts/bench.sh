@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Figures, not assertions: how long the things a student waits for take.
 #   cold    import + steps + first build (empty ccache) + boot + lab 1 result
-#   edit    change one kernel .c file, rebuild, repack, boot, check (x3)
+#   edit    make check with nothing changed (x3); then change one kernel .c
+#           file, rebuild, repack, boot, check (x3)
 #   boot    boot to the end of the KTAP output (x5)
 #   stair   the staircase and identity test (tests/staircase.sh)
 # Everything happens under build/bench, with its own ccache: the student's
@@ -39,6 +40,13 @@ if [[ " $what " == *" edit "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
 	kgit checkout -q -f student/lab-01 2>/dev/null || kgit checkout -q -f -B student/lab-01 lab-01-start
 	"$TOP/scripts/lab.sh" check 1 >/dev/null 2>&1 || true
+	ts=""
+	for i in 1 2 3; do
+		t0=$(now)
+		"$TOP/scripts/lab.sh" check 1 >/dev/null 2>&1 || true
+		ts="$ts $(secs "$t0" "$(now)")"
+	done
+	rows+=("nothing changed -> make check at lab 1 (min/median/max of 3)|$(echo "$ts" | spread)")
 	ts=""
 	for i in 1 2 3; do
 		printf '/* bench edit %s */\n' "$i" >>"$KERNEL_DIR/fs/exec.c"

@@ -17,8 +17,16 @@ export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
 # work tree has changes, a hash of them.
 describe=$(kgit describe --tags --always 2>/dev/null || echo unknown)
 branch=$(kgit symbolic-ref --short -q HEAD || true)
-dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
-[ "$(kgit diff HEAD 2>/dev/null | wc -c)" -gt 0 ] || dirt=clean
+# the whole work tree (changed and new files too) as one tree id: it names
+# the kernel's changes and says whether anything changed since the last build
+work=$(work_tree_id)
+if [ -z "$work" ]; then
+	dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
+elif [ "$work" = "$(kgit rev-parse 'HEAD^{tree}')" ]; then
+	dirt=clean
+else
+	dirt=${work:0:8}
+fi
 KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
 # BUILD_VERSION: the whole string, as given (the grader names a kernel by
 # its tree, so that the same tree builds the same kernel)
@@ -49,14 +57,44 @@ if [ ! -f "$OBJ_DIR/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
 	echo "$want" >"$stamp"
 fi
 
-info "building the kernel ($describe, log: ${log#"$TOP"/})"
+# Nothing changed since the last good build (the same work tree, config,
+# version string and this script): no kbuild run at all.
+image=$OBJ_DIR/arch/x86/boot/bzImage
+built=$OBJ_DIR/.userns-labs-built
+key=
+[ -n "$work" ] && key="$work $(cat "$OBJ_DIR/.config" "$0" | sha1sum | cut -c1-40) $KBUILD_BUILD_VERSION"
+if [ -n "$key" ] && [ -f "$image" ] && [ "$(cat "$built" 2>/dev/null)" = "$key" ] && [ -z "${FORCE_BUILD:-}" ]; then
+	info "kernel up to date: nothing changed since the last build (${image#"$TOP"/})"
+	exit 0
+fi
+rm -f "$built"
+
+# what is built, in words: the branch, where it stands, uncommitted changes
+what=${branch:+branch $branch, }$(tree_where)
+[ "$dirt" = clean ] || what="$what, with uncommitted changes"
+info "building the kernel ($what; log: ${log#"$TOP"/})"
 start=$(date +%s)
-if ! "${MAKE[@]}" bzImage >"$log" 2>&1; then
+# progress from kbuild's own lines: the count of the last cold build of this
+# obj dir is the expected count (a cold build keeps it for the next one)
+counts=$LOG_DIR/objects-$(basename "$OBJ_DIR")
+cold=
+[ -f "$OBJ_DIR/vmlinux" ] || cold=--save
+rc=0
+set -o pipefail
+"${MAKE[@]}" bzImage 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" \
+	--count-file "$counts" --expect "${OBJ_ESTIMATE:-1420}" $cold || rc=$?
+set +o pipefail
+if [ "$rc" -ne 0 ]; then
+	# the compiler names files from the obj dir (../linux/fs/exec.c): name
+	# them from where the student stands, so an editor can open them
+	from=$(realpath -m --relative-to="$OBJ_DIR" "$KERNEL_DIR" | sed 's/[].[*^$#\\/]/\\&/g')
+	to=$(realpath -m --relative-to="$PWD" "$KERNEL_DIR" | sed 's/[&#\\]/\\&/g')
 	printf '%serror:%s the kernel does not compile. The first errors:\n' "$C_RED" "$C_OFF" >&2
-	grep -E -A4 '(error|Error):|undefined reference|^make.*\*\*\*' "$log" | head -40 | sed 's/^/    /' >&2 ||
-		tail -20 "$log" | sed 's/^/    /' >&2
+	{ grep -E -A4 '(error|Error):|undefined reference|^make.*\*\*\*' "$log" | head -40 || tail -20 "$log"; } |
+		sed -e "s#^$from/#$to/#" -e "s#\([ :'\"(]\)$from/#\1$to/#g" -e 's/^/    /' >&2
 	printf 'Full log: %s\n' "$log" >&2
 	exit 2
 fi
 grep -E 'warning:' "$log" | head -10 | sed 's/^/    /' >&2 || true
-info "kernel built in $(($(date +%s) - start)) s: ${OBJ_DIR#"$TOP"/}/arch/x86/boot/bzImage"
+[ -n "$key" ] && echo "$key" >"$built"
+info "kernel built in $(($(date +%s) - start)) s: ${image#"$TOP"/}"

@@ -7,7 +7,8 @@
 #   lab.sh solution N   put the tree on branch solution/lab-NN (the reference
 #                       answer), then check
 #   lab.sh boot         an interactive shell in the guest
-#   lab.sh status       where the tree is and what is not committed
+#   lab.sh status       every lab: its branch, commits, last check, hints;
+#                       where the tree is and what is not committed
 #   lab.sh hint [N]     the next hint of the lab the tree is on (or lab N),
 #                       from labs/NN-*/hints.md: one more each time
 #
@@ -16,11 +17,22 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-norm() { # N -> NN, or die
+norm() { # N [EXAMPLE] -> NN, or die naming the command to use
 	case ${1:-} in
-	'' | *[!0-9]*) die "a lab number is needed, e.g. 'make lab-1'" ;;
+	'') die "a lab number is needed, e.g. '${2:-make lab-1}'" ;;
+	*[!0-9]*) die "'$1' is not a lab number (labs 1 to $(last_lab)), e.g. '${2:-make lab-1}'" ;;
 	esac
 	printf '%02d' "$((10#$1))"
+}
+
+last_lab() { lab_dirs | tail -1 | xargs basename | cut -c1-2 | sed 's/^0//'; }
+
+# N: the lab's number, checked: it names a lab that exists
+lab_num_checked() { # N EXAMPLE
+	local n
+	n=$(norm "$1" "$2") || exit 1
+	lab_dir "$n" >/dev/null || die "there is no lab $((10#$n)): the labs are 1 to $(last_lab) (see labs/README.md)"
+	printf '%s\n' "$n"
 }
 
 prepare() {
@@ -81,7 +93,7 @@ check() { # [NN]
 	need_kernel_tree
 	[ -n "$n" ] || n=$(current_lab) ||
 		die "cannot tell which lab this tree is on (branch $(kgit symbolic-ref --short -q HEAD || echo detached)): use 'make check LAB=N'"
-	n=$(norm "$n")
+	n=$(lab_num_checked "$n" "make check LAB=3")
 	for ((k = 1; k <= 10#$n; k++)); do
 		lab_dir "$k" >/dev/null && labs="$labs $(printf '%02d' "$k")"
 	done
@@ -102,18 +114,23 @@ check() { # [NN]
 	"$TOP/scripts/ktap.sh" report "${log%.log}.ktap" "$labs"
 	case $rc in
 	0) ;;
-	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?). Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	4) printf '%sPANIC:%s the kernel panicked. Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	6) printf '%sFLOOD:%s the console output was cut at its cap. Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
-	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended. Kernel log: %s\n' "$C_RED" "$C_OFF" "$log" ;;
+	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?).\n' "$C_RED" "$C_OFF" ;;
+	4) printf '%sPANIC:%s the kernel panicked.\n' "$C_RED" "$C_OFF" ;;
+	6) printf '%sFLOOD:%s the console output was cut at its cap.\n' "$C_RED" "$C_OFF" ;;
+	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended.\n' "$C_RED" "$C_OFF" ;;
 	esac
+	printf 'Kernel log: %s   results: %s\n' "$(here_path "$log")" "$(here_path "${log%.log}.ktap")"
 	while read -r k st _; do
 		[ "$st" = PASS ] && continue
 		failed=1
 		[ "$k" = "$n" ] && explain "$n"
 	done < <("$TOP/scripts/ktap.sh" results "${log%.log}.ktap" "$labs")
 	if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then
-		printf '\n%sLab %s passes%s, and so does every lab before it.\n' "$C_GRN" "$n" "$C_OFF"
+		case $(printf '%s\n' "$labs" | wc -w) in
+		1) printf '\n%sLab %d passes.%s\n' "$C_GRN" "$((10#$n))" "$C_OFF" ;;
+		*) printf '\n%sLab %d passes%s, and so do the labs before it (%s).\n' "$C_GRN" "$((10#$n))" "$C_OFF" \
+			"$(printf '%s\n' "$labs" | sed 's/ [0-9]*$//; s/\b0//g; s/ /, /g')" ;;
+		esac
 		return 0
 	fi
 	return 1
@@ -138,8 +155,7 @@ hint() { # [NN]
 		n=$(current_lab) ||
 			die "cannot tell which lab this tree is on: use 'make hint LAB=N'"
 	fi
-	n=$(norm "$n")
-	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
+	n=$(lab_num_checked "$n" "make hint LAB=3")
 	f=$(hints_file "$n") || die "lab $n has no hints ($(lab_dir "$n")/hints.md)"
 	total=$(hints_total "$f")
 	seen=$(hints_seen "$n")
@@ -161,12 +177,63 @@ hint() { # [NN]
 	fi
 }
 
+# a path as the student can open it from where make was run
+here_path() {
+	case $1 in
+	"$PWD"/*) printf '%s\n' "${1#"$PWD"/}" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# make status: where the tree is, then one row per lab
+status() {
+	local cur br on n dir title commits last res hints mark f when
+	need_kernel_tree
+	br=$(kgit symbolic-ref --short -q HEAD || echo "no branch (detached)")
+	on=$(current_lab || true)
+	printf 'kernel tree: %s, on %s (%s)\n' "$(here_path "$KERNEL_DIR")" "$br" "$(tree_where)"
+	cur=$(tree_dirt)
+	if [ -z "$cur" ]; then
+		echo "work tree:   clean (everything committed)"
+	else
+		printf 'not committed (%d files):\n' "$(printf '%s\n' "$cur" | wc -l)"
+		printf '%s\n' "$cur" | head -10 | sed 's/^/    /'
+	fi
+	printf '\n    %-3s %-30s %-8s %-26s %s\n' lab title yours "last check" hints
+	while read -r dir; do
+		n=$(lab_num "$dir")
+		title=$(lab_conf "$n" TITLE)
+		[ "${#title}" -le 30 ] || title="${title:0:28}.."
+		commits=-
+		if kgit rev-parse -q --verify "refs/heads/student/lab-$n" >/dev/null; then
+			commits=$(kgit rev-list --count "lab-$n-start..student/lab-$n" 2>/dev/null || echo '?')
+			[ "$br" = "student/lab-$n" ] && [ -n "$cur" ] && commits="$commits+edits"
+		fi
+		last=- f=$LOG_DIR/check-lab-$n.ktap
+		if [ -s "$f" ]; then
+			res=$("$TOP/scripts/ktap.sh" results "$f" "$n" | awk -v n="$n" '$1 == n { print $2, $3 "/" $4 }')
+			when=$(date -r "$f" '+%Y-%m-%d %H:%M')
+			last="${res:-?} $when"
+		fi
+		hints=-
+		if f=$(hints_file "$n"); then
+			hints="$(hints_seen "$n")/$(hints_total "$f")"
+		fi
+		mark=" "
+		[ "$n" = "$on" ] && mark=">"
+		printf '  %s %-3s %-30s %-8s %-26s %s\n' "$mark" "$((10#$n))" "$title" "$commits" "$last" "$hints"
+	done < <(lab_dirs)
+	printf '\n%s' "${on:+> the lab the tree is on. }"
+	printf 'yours: commits on student/lab-NN beyond its start (- no branch; +edits: not committed).\n'
+	printf 'last check: that lab'"'"'s own make check, points passed of planned.  hints: shown of all.\n'
+	return 0
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
 start)
-	n=$(norm "${1:-}")
-	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
+	n=$(lab_num_checked "${1:-}" "make lab-1")
 	prepare
 	switch_to "student/lab-$n" "lab-$n-start"
 	# how the labs chain: say it where the student starts
@@ -176,10 +243,11 @@ start)
 	[ -n "${NO_CHECK:-}" ] || check "$n"
 	;;
 solution)
-	n=$(norm "${1:-}")
-	lab_dir "$n" >/dev/null || die "there is no lab $n (see labs/README.md)"
+	n=$(lab_num_checked "${1:-}" "make solution-1")
 	prepare
 	switch_to "solution/lab-$n" "lab-$n-done"
+	# whatever the check says, say how to get back
+	trap 'info "this is the reference answer (branch solution/lab-$n); back to your own work: make lab-$((10#$n))"' EXIT
 	[ -n "${NO_CHECK:-}" ] || check "$n"
 	;;
 check) check "${1:-}" ;;
@@ -189,17 +257,7 @@ boot)
 	"$TOP/scripts/build-guest.sh"
 	"$TOP/scripts/run-qemu.sh" --shell
 	;;
-status)
-	need_kernel_tree
-	printf 'kernel tree: %s\nbranch:      %s\nbased on:    %s\nlab:         %s\n' \
-		"$KERNEL_DIR" "$(kgit symbolic-ref --short -q HEAD || echo detached)" \
-		"$(kgit describe --tags 2>/dev/null || echo '?')" "$(current_lab || echo '?')"
-	d=$(tree_dirt)
-	[ -z "$d" ] && echo "work tree:   clean" || { echo "not committed:"; printf '%s\n' "$d" | sed 's/^/    /'; }
-	if n=$(current_lab) && f=$(hints_file "$n"); then
-		printf 'hints:       %s of %s shown for lab %s (make hint)\n' "$(hints_seen "$n")" "$(hints_total "$f")" "$n"
-	fi
-	;;
+status) status ;;
 hint) hint "${1:-}" ;;
 *) die "usage: lab.sh start N | check [N] | solution N | boot | status | hint [N]" ;;
 esac

@@ -116,6 +116,46 @@ tree_dirt() {
 	kgit status --porcelain --untracked-files=all --ignored=matching 2>/dev/null
 }
 
+# Where the tree is, in words: "lab 12 start + 1 commit", "lab 3 done",
+# or the short commit id when no lab tag is near.
+tree_where() {
+	local d tag n k
+	d=$(kgit describe --tags --match 'lab-*' HEAD 2>/dev/null) ||
+		{ kgit describe --tags --exact-match HEAD 2>/dev/null || kgit rev-parse --short HEAD; return; }
+	tag=${d%-*-g*}
+	n=0
+	if [ "$tag" != "$d" ]; then
+		n=${d#"$tag"-}
+		n=${n%%-*}
+	fi
+	case $tag in
+	lab-00) tag="step 0 (the rewound 3.7 behaviour)" ;;
+	lab-[0-9][0-9]-start | lab-[0-9][0-9]-done)
+		k=${tag#lab-}
+		tag="lab $((10#${k%%-*})) ${k#*-}" ;;
+	esac
+	case $n in
+	0) printf '%s\n' "$tag" ;;
+	1) printf '%s + 1 commit\n' "$tag" ;;
+	*) printf '%s + %s commits\n' "$tag" "$n" ;;
+	esac
+}
+
+# The whole state of the work tree (committed, staged, changed and new
+# files) as one git tree id, without touching the real index: what the
+# kernel would be built from. Empty when git cannot say.
+work_tree_id() {
+	local idx gd id=
+	gd=$(kgit rev-parse --absolute-git-dir 2>/dev/null) || return 0
+	idx=$(mktemp "${TMPDIR:-/tmp}/userns-labs-index.XXXXXX")
+	cp "$gd/index" "$idx" 2>/dev/null || true
+	if GIT_INDEX_FILE=$idx kgit add -A >/dev/null 2>&1; then
+		id=$(GIT_INDEX_FILE=$idx kgit write-tree 2>/dev/null || true)
+	fi
+	rm -f "$idx"
+	printf '%s\n' "$id"
+}
+
 require_clean_tree() {
 	local dirt branch
 	dirt=$(tree_dirt)

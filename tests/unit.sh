@@ -82,6 +82,7 @@ mine=$(g rev-parse HEAD)
 out=$("$top/scripts/lab.sh" solution 1 2>&1)
 t_expect "solution-1: on branch solution/lab-01 at lab-01-done ($out)" \
 	"$(g rev-parse lab-01-done)" "$(g rev-parse HEAD)"
+t_grep "solution-1: says how to get back" 'back to your own work: make lab-1' "$out"
 "$top/scripts/lab.sh" start 1 >/dev/null 2>&1
 t_expect "lab-1 again: back on the student's own commit" "$mine" "$(g rev-parse HEAD)"
 
@@ -104,10 +105,46 @@ t_grep "hint: ... with the first still shown" 'the first nudge' "$out"
 out=$("$top/scripts/lab.sh" hint 2>&1)
 t_grep "hint: past the last, it says so" 'that was the last hint' "$out"
 t_expect "hint: the count is kept" 2 "$(cat "$BUILD/hints/01")"
-t_grep "hint: make status shows it" 'hints: +2 of 2 shown for lab 01' "$("$top/scripts/lab.sh" status 2>&1)"
+# make status: a row per lab, with the student's commits, the last check
+# and the hints; where the tree is, in words (no git describe jargon)
+mkdir -p "$tmp/logs"
+printf 'KTAP version 1\n1..1\n  KTAP version 1\n  # Subtest: lab-01-fake\n  1..2\n  ok 1 a\n  not ok 2 b\nnot ok 1 lab-01-fake\n' \
+	>"$tmp/logs/check-lab-01.ktap"
+out=$(LOG_DIR=$tmp/logs "$top/scripts/lab.sh" status 2>&1)
+t_grep "status: where the tree is, in words" 'on student/lab-01 \(lab 1 start \+ 1 commit\)' "$out"
+t_grep "status: lab 1's row: on it, 1 commit, its last check, 2 of 2 hints" \
+	'^  > 1 +fake +1 +FAIL 1/2 [0-9-]+ [0-9:]+ +2/2$' "$out"
+t_expect "status: no git describe jargon" "" "$(printf '%s\n' "$out" | grep -E -- '-g[0-9a-f]{7}')"
+echo "edit" >>"$KERNEL_DIR/fs/exec.c"
+t_grep "status: uncommitted edits are counted on the row" '^  > 1 .* 1\+edits ' \
+	"$(LOG_DIR=$tmp/logs "$top/scripts/lab.sh" status 2>&1)"
+g checkout -q -- fs/exec.c
+
+# a lab number that is not one: named, with the command to use
+t_grep "check LAB=99: there is no lab 99" 'there is no lab 99: the labs are 1 to 1' "$("$top/scripts/lab.sh" check 99 2>&1)"
+t_grep "check LAB=abc: not a lab number, and how to say one" "'abc' is not a lab number .*make check LAB=" \
+	"$("$top/scripts/lab.sh" check abc 2>&1)"
+t_grep "make help lists LAB= for make check" 'make check .*LAB=N' "$(make -s -C "$top" help)"
+
+# the state of the work tree as one id: an edit changes it, undoing the
+# edit gives it back, a new file counts, and the real index is untouched
+(
+	. "$top/scripts/lib.sh"
+	a=$(work_tree_id)
+	t_expect "work_tree_id: a clean tree is HEAD's tree" "$(g rev-parse 'HEAD^{tree}')" "$a"
+	echo x >>"$KERNEL_DIR/fs/exec.c"
+	b=$(work_tree_id)
+	g checkout -q -- fs/exec.c
+	echo y >"$KERNEL_DIR/fs/new.c"
+	c=$(work_tree_id)
+	rm "$KERNEL_DIR/fs/new.c"
+	t_expect "work_tree_id: an edit, a new file and the undo give three ids, the undo the first" \
+		"3 $a" "$(printf '%s\n' "$a" "$b" "$c" | sort -u | wc -l) $(work_tree_id)"
+	t_expect "work_tree_id: the real index is untouched" "" "$(g diff --cached --name-only)"
+)
 
 out=$("$top/scripts/lab.sh" start 7 2>&1)
-t_grep "no such lab: a clear error" 'there is no lab 07' "$out"
+t_grep "no such lab: a clear error" 'there is no lab 7:' "$out"
 t_expect "no such lab: no branch made" "" "$(g branch --list 'student/lab-07')"
 
 # --- guest-side KTAP helpers ---------------------------------------------
