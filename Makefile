@@ -15,7 +15,7 @@ override TAG := $(value TAG)
 export SUB DIR LAB TAG
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -46,6 +46,13 @@ status: ## every lab: your commits, its last check, hints used; where the tree i
 hint: ## the next hint for the lab the tree is on (one more each time; LAB=N for another lab)
 	@$(S)/lab.sh hint "$${LAB-}"
 
+gdb: ## the kernel under gdb: a debug build (build/obj-debug), the guest and gdb side by side
+	@$(S)/deps.sh --gdb
+	@$(S)/gdb.sh
+
+gdb-attach: ## gdb on the debug kernel, attached to a guest that 'make gdb' booted
+	@$(S)/gdb.sh attach
+
 build: ## build the kernel in build/linux (out of tree, ccache)
 	@$(S)/build-kernel.sh
 
@@ -58,6 +65,10 @@ test: ## the project's own tests: unit, lint, staircase, identity (CI runs this)
 
 test-fresh: ## make lab-1 and make test on a brand-new minimal Debian 12 (debootstrap; root; ~25 min)
 	@$(S)/test-fresh.sh
+
+test-gdb: ## make gdb's own test: the debug build, a batch gdb that breaks in lab 1's exec (~10 min cold)
+	@$(S)/deps.sh --gdb
+	@tests/gdb.sh
 
 test-quick: ## the tests that need no kernel build (unit and lint)
 	@tests/run.sh --quick

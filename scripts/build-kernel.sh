@@ -39,20 +39,23 @@ if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
 	MAKE+=(CC="ccache gcc")
 fi
 
+# EXTRA_FRAGMENT: merged after config.fragment (make gdb's debug build)
+frags=("$FRAG")
+[ -z "${EXTRA_FRAGMENT:-}" ] || frags+=("$EXTRA_FRAGMENT")
 stamp=$OBJ_DIR/.userns-labs-config
-want=$(cat "$FRAG" | sha1sum | cut -c1-40)
+want=$(cat "${frags[@]}" | sha1sum | cut -c1-40)
 if [ ! -f "$OBJ_DIR/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-	info "configuring: tinyconfig + $(basename "$FRAG")"
+	info "configuring: tinyconfig + $(for f in "${frags[@]}"; do basename "$f"; done | paste -sd+ | sed 's/+/ + /g')"
 	{
 		"${MAKE[@]}" tinyconfig &&
 			"$KERNEL_DIR"/scripts/kconfig/merge_config.sh -m -O "$OBJ_DIR" \
-				"$OBJ_DIR/.config" "$FRAG" &&
+				"$OBJ_DIR/.config" "${frags[@]}" &&
 			"${MAKE[@]}" olddefconfig
 	} >"$log" 2>&1 || die "configuration failed, see $log"
 	missing=""
 	while IFS= read -r line; do
 		case $line in CONFIG_*=y) grep -qx "$line" "$OBJ_DIR/.config" || missing="$missing ${line%=y}" ;; esac
-	done <"$FRAG"
+	done < <(cat "${frags[@]}")
 	[ -z "$missing" ] || warn "not set in .config after merging:$missing"
 	echo "$want" >"$stamp"
 fi

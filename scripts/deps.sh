@@ -4,6 +4,7 @@
 #   deps.sh           what a student needs (make lab-N, make check, make boot)
 #   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, ...)
 #   deps.sh --fresh   also what 'make test-fresh' needs (debootstrap)
+#   deps.sh --gdb     also what 'make gdb' needs (gdb, tmux)
 #   deps.sh --table   print the table below: COMMAND PACKAGE SET
 #
 # Every program a target runs that a minimal Debian 12 (debootstrap
@@ -37,6 +38,8 @@ python3       python3            lab    reading the results (ktap.py), reports, 
 perl          perl               test   checkpatch.pl (its standard modules)
 rsync         rsync              test   the kernel headers_install (make conformance)
 debootstrap   debootstrap        fresh  make test-fresh
+gdb           gdb                gdb    make gdb, make gdb-attach
+tmux          tmux               gdb    make gdb (the guest and gdb side by side)
 '
 
 table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep -v '^ *$' | cut -d' ' -f1-3; }
@@ -45,8 +48,9 @@ case ${1:-} in
 --table) table; exit 0 ;;
 --test) sets="lab test" ;;
 --fresh) sets="lab test fresh" ;;
+--gdb) sets="lab gdb" ;;
 '') sets="lab" ;;
-*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--table])" ;;
+*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--table])" ;;
 esac
 
 pkgs=""

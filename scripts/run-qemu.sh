@@ -65,6 +65,13 @@ append="$append labs.run=$(echo "$labs" | tr ' ' ',') ${QEMU_APPEND:-}"
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${GUEST_MEM:-256}" -smp 1
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-no-reboot -nic none)
+# GDB_PORT: QEMU's gdb stub listens on that port of 127.0.0.1 (make gdb);
+# GDB_WAIT=1: the CPU waits for gdb's first 'continue'
+if [ -n "${GDB_PORT:-}" ]; then
+	case $GDB_PORT in *[!0-9]* | '') die "GDB_PORT must be a port number" ;; esac
+	qemu+=(-gdb "tcp:127.0.0.1:$GDB_PORT")
+	[ -z "${GDB_WAIT:-}" ] || qemu+=(-S)
+fi
 
 if [ "$mode" = shell ]; then
 	info "booting an interactive guest: 'exit' (or Ctrl-A X) leaves it"
