@@ -22,6 +22,9 @@ export OBJ_DIR=$BUILD/obj-debug EXTRA_FRAGMENT=$STEPS_DIR/debug.fragment
 port=${GDB_PORT:-1234}
 case $port in *[!0-9]* | '') die "GDB_PORT must be a port number" ;; esac
 vmlinux=$OBJ_DIR/vmlinux
+# gdb as both the student's session and the batch test start it: no
+# ~/.gdbinit, and the kernel's scripts next to vmlinux trusted and loaded
+gdb_opts=(-q -nx -iex "add-auto-load-safe-path $OBJ_DIR" -iex "set auto-load python-scripts on")
 
 build() {
 	need_kernel_tree
@@ -38,8 +41,7 @@ build() {
 gdb_cmd() { # gdb ARGS... with vmlinux and its scripts
 	command -v gdb >/dev/null || die "gdb not found: install Debian's gdb (scripts/deps.sh --gdb)"
 	[ -f "$vmlinux" ] || die "no debug kernel at $vmlinux: run 'make gdb' first"
-	gdb -q -nx -iex "add-auto-load-safe-path $OBJ_DIR" -iex "set auto-load python-scripts on" \
-		"$vmlinux" "$@"
+	gdb "${gdb_opts[@]}" "$vmlinux" "$@"
 }
 
 attach() {
@@ -64,8 +66,9 @@ batch_test() {
 		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
 		sleep 0.2
 	done
-	timeout -k 5 "${GDB_TEST_TIMEOUT:-300}" gdb -q -nx -batch \
-		-iex "add-auto-load-safe-path $OBJ_DIR" -iex "set auto-load python-scripts on" \
+	# the single quotes are meant: $lx_current() is gdb's, not the shell's
+	# shellcheck disable=SC2016
+	timeout -k 5 "${GDB_TEST_TIMEOUT:-300}" gdb "${gdb_opts[@]}" -batch \
 		-ex "target remote 127.0.0.1:$port" \
 		-ex "break bprm_fill_uid" \
 		-ex 'python

@@ -37,6 +37,10 @@ GDB_PORT=$port "$TOP/scripts/gdb.sh" test "$out" >/dev/null 2>&1
 text=$(cat "$out" 2>/dev/null)
 t_grep "gdb stops on the breakpoint in bprm_fill_uid" 'Breakpoint 1, .*bprm_fill_uid' "$text"
 t_grep "... and the backtrace goes through execve()" '__x64_sys_execve|__do_sys_execve' "$text"
-t_grep "... with the kernel's gdb scripts loaded (\$lx_current().comm)" '^\$1 = "' "$text"
-t_grep "... and the caller's euid printed" '^\$2 = [0-9]+' "$text"
+# gdb's value names ($1, $2), matched literally
+# shellcheck disable=SC2016
+{
+	t_grep "... with the kernel's gdb scripts loaded (\$lx_current().comm)" '^\$1 = "' "$text"
+	t_grep "... and the caller's euid printed" '^\$2 = [0-9]+' "$text"
+}
 t_summary gdb
