@@ -4,6 +4,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 base_version() { sed -n 's/^version=//p' "$TOP/kernel-steps/BASE"; }
+# how many members the tarball and files its tree hold (for the progress line)
+base_count() { sed -n "s/^$1=//p" "$TOP/kernel-steps/BASE"; }
 
 installed_version() {
 	dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo unknown
@@ -31,15 +33,23 @@ version_note
 tmp=$KERNEL_DIR.importing
 rm -rf "$tmp"
 mkdir -p "$tmp"
+members=$(base_count members) files=$(base_count files)
+mkdir -p "$LOG_DIR"
 info "extracting $TARBALL into $KERNEL_DIR (about 1.5 GB)"
-tar -C "$tmp" --strip-components=1 -xf "$TARBALL"
+set -o pipefail
+tar -C "$tmp" --strip-components=1 -xvf "$TARBALL" |
+	python3 "$TOP/scripts/progress.py" "$LOG_DIR/import-extract.log" --every \
+		--what "extracting" --expect "${members:-0}"
 info "importing it into git as tag 'distro'"
 git -C "$tmp" init -q -b distro-import
 git -C "$tmp" config user.name "userns-labs student"
 git -C "$tmp" config user.email "student@localhost"
 git -C "$tmp" config gc.auto 0
 git -C "$tmp" config core.untrackedCache true
-git -C "$tmp" add -f -A .
+git -C "$tmp" add --verbose -f -A . |
+	python3 "$TOP/scripts/progress.py" "$LOG_DIR/import-add.log" --every \
+		--what "importing" --expect "${files:-0}"
+set +o pipefail
 ver=$(installed_version)
 GIT_AUTHOR_NAME="Debian kernel team" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org" \
 	GIT_AUTHOR_DATE="$GIT_COMMITTER_DATE" \
