@@ -215,8 +215,8 @@ $(why_no_apply "$d" "$p")"
 	kkey=$( { echo "$tree $lab"; cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh"; } |
 		sha1sum | cut -c1-24)
 	kc=$G/kernels/$kkey
-	if [ -z "$status" ] && [ -s "$kc/bzImage" ] && [ -s "$kc/kernel" ]; then
-		kimg=$kc/bzImage kver=$(cat "$kc/kernel")
+	if [ -z "$status" ] && [ -s "$kc/vmlinux" ] && [ -s "$kc/kernel" ]; then
+		kimg=$kc/vmlinux kver=$(cat "$kc/kernel")
 		touch "$kc"
 		echo "the kernel of tree $tree, built for an earlier submission: $kc" >"$out/build.out"
 	elif [ -z "$status" ]; then
@@ -232,10 +232,10 @@ $(why_no_apply "$d" "$p")"
 				grep -qF "\"#$label " "$obj/include/generated/utsversion.h" 2>/dev/null; then
 				kver="$(cat "$obj/include/config/kernel.release") $(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$obj/include/generated/utsversion.h")"
 			fi
-			kimg=$kc/bzImage
+			kimg=$kc/vmlinux
 			rm -rf -- "$kc"
-			mkdir -p "$kc" && cp "$obj/arch/x86/boot/bzImage" "$kc/bzImage.tmp" &&
-				printf '%s\n' "$kver" >"$kc/kernel" && mv "$kc/bzImage.tmp" "$kc/bzImage" ||
+			mkdir -p "$kc" && cp "$obj/vmlinux" "$kc/vmlinux.tmp" &&
+				printf '%s\n' "$kver" >"$kc/kernel" && mv "$kc/vmlinux.tmp" "$kc/vmlinux" ||
 				grader_error "cannot keep the kernel in $kc"
 			# keep the 24 kernels used last (names are hex: no quoting trouble)
 			# shellcheck disable=SC2012

@@ -77,7 +77,14 @@ explain() { # NN: what the lab is about and where to look
 	title=$(lab_conf "$n" TITLE)
 	printf '\nLab %s, "%s", is not done yet.\n' "$n" "$title"
 	lab_conf "$n" HINT | fold -s -w 76 | sed 's/^/  /'
-	marks=$(kgit grep -n "LAB $((10#$n)):" 2>/dev/null | cut -d: -f1,2 || true)
+	# the marks are in the files the lab's scaffold commit touched: grep
+	# those (the whole tree takes a second), else the whole tree
+	local files
+	files=$(kgit diff --name-only "lab-$n-start^" "lab-$n-start" 2>/dev/null || true)
+	marks=""
+	# shellcheck disable=SC2086 # file names from git, one per line
+	[ -z "$files" ] || marks=$(kgit grep -n "LAB $((10#$n)):" -- $files 2>/dev/null | cut -d: -f1,2 || true)
+	[ -n "$marks" ] || marks=$(kgit grep -n "LAB $((10#$n)):" 2>/dev/null | cut -d: -f1,2 || true)
 	if [ -n "$marks" ]; then
 		printf '  Look for "LAB %d:" in the kernel tree (%s):\n' "$((10#$n))" "${KERNEL_DIR#"$TOP"/}"
 		printf '%s\n' "$marks" | sed 's/^/      /'

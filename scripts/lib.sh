@@ -12,6 +12,14 @@ STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps}
 SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
 LABS_DIR=${LABS_DIR:-$TOP/labs}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# Debian's python3 (the one make deps installs) before any other python3
+# on PATH, and nothing else moved: a version manager's shim (pyenv's) costs
+# some 0.3 s a call, and a check makes a dozen calls. scripts/bin holds
+# only a link to /usr/bin/python3.
+case ":$PATH:" in
+*":$TOP/scripts/bin:"*) ;;
+*) [ ! -x /usr/bin/python3 ] || PATH=$TOP/scripts/bin:$PATH ;;
+esac
 # Relative paths given by the caller would be taken relative to the kernel
 # tree once make changes directory: make them absolute here.
 for _v in BUILD KERNEL_DIR OBJ_DIR GUEST_DIR LOG_DIR; do

@@ -22,7 +22,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 labs="" mode=check log=$LOG_DIR/boot.log timeout=${BOOT_TIMEOUT:-}
-kernel=${KERNEL_IMAGE:-$OBJ_DIR/arch/x86/boot/bzImage}
+kernel=${KERNEL_IMAGE:-$OBJ_DIR/vmlinux}
 initrd=${INITRD:-$GUEST_DIR/initramfs.cpio}
 check_timeout=${CHECK_TIMEOUT:-}
 cap=${CONSOLE_CAP:-1000000}

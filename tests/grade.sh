@@ -50,9 +50,9 @@ expect_result forged FAIL 'lab 01  FAIL'
 # one its report names, from the grader's kernel cache (the obj dir holds
 # the last kernel built, which is not the forged one when it was cached)
 fk=$(sed -n 's/^kernel: *//p' "$GRADE_OUT/forged/report.txt" 2>/dev/null)
-fimg=$GRADE_DIR/obj/arch/x86/boot/bzImage
+fimg=$GRADE_DIR/obj/vmlinux
 for d in "$GRADE_DIR"/kernels/*/; do
-	[ -n "$fk" ] && [ "$(cat "$d/kernel" 2>/dev/null)" = "$fk" ] && fimg=$d/bzImage
+	[ -n "$fk" ] && [ "$(cat "$d/kernel" 2>/dev/null)" = "$fk" ] && fimg=$d/vmlinux
 done
 rc=0
 KERNEL_IMAGE=$fimg INITRD=$GRADE_DIR/guest/initramfs.cpio \

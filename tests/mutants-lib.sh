@@ -17,7 +17,7 @@ boot_wait() {
 # keep_image NAME: the kernel just built, kept for its boot
 keep_image() {
 	mkdir -p "$T/kernels"
-	cp "$OBJ_DIR/arch/x86/boot/bzImage" "$T/kernels/$1.bzImage"
+	cp "$OBJ_DIR/vmlinux" "$T/kernels/$1.vmlinux"
 }
 # boot_bg NAME LABS [APPEND] [INITRD] [SCRATCH]: boot the kept kernel NAME
 # with the checks of LABS once the boot before it has ended. The results go
@@ -29,11 +29,11 @@ boot_bg() {
 	rm -f "$LOG_DIR/$name.rc"
 	(
 		rc=0
-		QEMU_APPEND="${QEMU_APPEND:-} $app" INITRD=$ird KERNEL_IMAGE=$T/kernels/$name.bzImage \
+		QEMU_APPEND="${QEMU_APPEND:-} $app" INITRD=$ird KERNEL_IMAGE=$T/kernels/$name.vmlinux \
 			"$TOP/scripts/run-qemu.sh" --labs "$blabs" --log "$LOG_DIR/$name.log" \
 			>"$LOG_DIR/$name.out" 2>&1 || rc=$?
 		echo "$rc" >"$LOG_DIR/$name.rc"
-		rm -f "$T/kernels/$name.bzImage"
+		rm -f "$T/kernels/$name.vmlinux"
 		[ -z "$scratch" ] || rm -rf -- "$scratch"
 	) &
 	boot_pid=$!
@@ -101,6 +101,7 @@ mutants_worker() {
 		[ -n "$q" ] || break
 		mv "$T/queue/$q" "$T/claimed/$q" 2>/dev/null || continue
 		echo "$lane" >"$T/claimed/$q"
+		printf 'mutant %d of %d (lane %s): %s\n' "$(find "$T/claimed" -type f | wc -l)" "$mcount" "$lane" "$q"
 		mutant_one "$q"
 	done
 }
