@@ -34,7 +34,7 @@ lab-%: deps ## go to lab N (your branch student/lab-NN, work kept) and check it
 solution-%: deps ## switch to the reference answer of lab N (branch solution/lab-NN) and check it
 	@$(S)/lab.sh solution $*
 
-check: ## build, boot in QEMU, run this lab's check and every earlier one (LAB=N: lab N's)
+check: ## build, boot in QEMU, run this lab's check and every earlier one (LAB=N: lab N and those before it; ONLY=1: that lab's alone)
 	@$(S)/lab.sh check "$${LAB-}"
 
 boot: ## an interactive shell in the guest (root; 'su student' for uid 1000)

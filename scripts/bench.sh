@@ -3,7 +3,7 @@
 #   cold    import + steps + first build (empty ccache) + boot + lab 1 result
 #   edit    at lab 1 and lab 15 (BENCH_LABS): make check with nothing
 #           changed (x3); then add a function to the .c file the lab marks,
-#           rebuild, boot, check (x3)
+#           rebuild, boot, check (x3); with ONLY=1, the lab's check alone
 #   boot    boot to the end of the KTAP output (x5)
 #   stair   the staircase and identity test (tests/staircase.sh)
 # Everything happens under build/bench, with its own ccache: the student's
@@ -53,7 +53,7 @@ edit_bench() {
 		"$TOP/scripts/lab.sh" check "$n" >/dev/null 2>&1 || true
 		ts="$ts $(secs "$t0" "$(now)")"
 	done
-	rows+=("lab $((10#$n)): nothing changed -> make check (min/median/max of 3)|$(echo "$ts" | spread)")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: nothing changed -> make check (min/median/max of 3)|$(echo "$ts" | spread)")
 	ts=""
 	for i in 1 2 3; do
 		printf '\nint userns_labs_bench_%s(int x);\nint userns_labs_bench_%s(int x)\n{\n\treturn x + %s;\n}\n' \
@@ -63,7 +63,7 @@ edit_bench() {
 		ts="$ts $(secs "$t0" "$(now)")"
 	done
 	kgit checkout -q -- "$f"
-	rows+=("lab $((10#$n)): edit $f -> make check (min/median/max of 3)|$(echo "$ts" | spread)")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: edit $f -> make check (min/median/max of 3)|$(echo "$ts" | spread)")
 }
 if [[ " $what " == *" edit "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
