@@ -120,9 +120,12 @@ set -o pipefail
 if [ -n "$fast" ]; then
 	# build-dir names no folder: 'vmlinux' then only links (vmlinux.a is a
 	# thin archive, it reads the objects just built), after the touch
-	# tells the link that its input changed
+	# tells the link that its input changed. init/version.o always: kbuild
+	# remakes its header (utsversion-tmp.h, the version string that uname
+	# shows) on every walk, and the version string names the tree.
+	# shellcheck disable=SC2086 # object paths, no spaces
 	{
-		{ [ -z "$objs" ] || "${MAKE[@]}" $objs; } &&
+		"${MAKE[@]}" init/version.o $objs &&
 			touch "$OBJ_DIR/vmlinux.a" &&
 			"${MAKE[@]}" build-dir=.userns-labs-no-walk vmlinux
 	} 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" --expect 0 || rc=$?
@@ -132,6 +135,9 @@ else
 fi
 set +o pipefail
 if [ "$rc" -ne 0 ]; then
+	# some objects of this tree may be built and others not: the next
+	# build takes kbuild's full run
+	rm -f "$last"
 	# the compiler names files from the obj dir (../linux/fs/exec.c): name
 	# them from where the student stands, so an editor can open them
 	from=$(realpath -m --relative-to="$OBJ_DIR" "$KERNEL_DIR" | sed 's/[].[*^$#\\/]/\\&/g')

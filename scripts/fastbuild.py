@@ -7,8 +7,9 @@
 OLD is the tree of the last good build in OBJ_DIR, NEW the tree to build.
 On success (exit 0) the objects to rebuild are printed, one per line
 (relative to OBJ_DIR; none when the edit touches nothing that is built);
-build-kernel.sh then builds just those (kbuild single targets) and links
-vmlinux again from the archives it has. Exit 1, with the reason on stdout,
+build-kernel.sh then builds just those (kbuild single targets), and
+init/version.o, whose version string kbuild remakes on every walk, and
+links vmlinux again from the archives it has. Exit 1, with the reason on stdout,
 when only kbuild's full walk can tell: a file that is not C, a header or
 assembler (a Makefile, Kconfig, a script, a linker script), a deleted file,
 a changed file that something other than a vmlinux object depends on (a

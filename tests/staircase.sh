@@ -74,8 +74,8 @@ for tag in $rows; do
 	i=$((i + 1))
 	if [[ $tag == lab-*-start && " $built " == *" $prevtag "* ]] &&
 		python3 "$here/same_code.py" "$wt" "$prevtag" "$tag" >/dev/null 2>&1; then
-		built="$built $tag" same="$same $tag=$prevtag" prevtag=$tag
 		row_progress "$tag" "is $prevtag's kernel (comments differ only)"
+		built="$built $tag" same="$same $tag=$prevtag" prevtag=$tag
 		continue
 	fi
 	prevtag=$tag
