@@ -15,7 +15,7 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Debian's python3 (the one make deps installs) before any other python3
 # on PATH, and nothing else moved: a version manager's shim (pyenv's) costs
 # some 0.3 s a call, and a check makes a dozen calls. scripts/bin holds
-# only a link to /usr/bin/python3.
+# only python3, which runs /usr/bin/python3.
 case ":$PATH:" in
 *":$TOP/scripts/bin:"*) ;;
 *) [ ! -x /usr/bin/python3 ] || PATH=$TOP/scripts/bin:$PATH ;;
