@@ -70,9 +70,15 @@ built=$OBJ_DIR/.userns-labs-built
 last=$OBJ_DIR/.userns-labs-tree
 # (and kbuild's command line and the flags it reads from the environment:
 # kbuild rebuilds every object whose command changed, the fast path would not)
+# The folders are named as the obj dir sees them (kbuild's commands name the
+# source from the obj dir, ../linux), so that a copy of an obj dir next to
+# another worktree (copy_obj, lib.sh) keeps its record.
 cfg=$( {
 	cat "$OBJ_DIR/.config" "$0" "$TOP/scripts/fastbuild.py"
-	printf '%s\n' "${MAKE[@]}" "${KCFLAGS-}" "${KCPPFLAGS-}" "${KAFLAGS-}" "${LLVM-}" "${CCACHE_BASEDIR-}"
+	for a in "${MAKE[@]}" "${KCFLAGS-}" "${KCPPFLAGS-}" "${KAFLAGS-}" "${LLVM-}" "${CCACHE_BASEDIR-}"; do
+		a=${a//"$KERNEL_DIR"/@KERNEL_DIR} a=${a//"$OBJ_DIR"/@OBJ_DIR} a=${a//"$BUILD"/@BUILD}
+		printf '%s\n' "$a"
+	done
 } | grep -v '^-j' | sha1sum | cut -c1-40)
 key=
 [ -n "$work" ] && key="$work $cfg $KBUILD_BUILD_VERSION"
@@ -102,12 +108,27 @@ if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$i
 	fi
 	set +o pipefail
 fi
+# A copy of an obj dir built from another tree (copy_obj): kbuild's full
+# run goes by modification times, and a file that differs between that tree
+# and this one may be older here than its object there. Touched, each
+# differing file is newer than every copied object.
+copied=$OBJ_DIR/.userns-labs-copied
+if [ -z "$fast" ] && [ -f "$copied" ]; then
+	if [ -n "$last_tree" ] && [ -n "$work" ]; then
+		kgit diff-tree -r -z --no-renames --name-only "$last_tree" "$work" |
+			(cd "$KERNEL_DIR" && xargs -0 -r touch -c --)
+	else
+		# no record of the tree it was built from: nothing in it can be trusted
+		info "a copied obj dir with no record of its tree: building it from nothing"
+		find "$OBJ_DIR" -mindepth 1 -maxdepth 1 ! -name .config ! -name .userns-labs-config -exec rm -rf {} +
+	fi
+fi
 [ -n "$fast" ] || rm -f "$last"
 
 # what is built, in words: the branch, where it stands, uncommitted changes
 what=${branch:+branch $branch, }$(tree_where)
 [ "$dirt" = clean ] || what="$what, with uncommitted changes"
-[ -z "$fast" ] || what="$what; $(echo "$objs" | grep -c .) object(s) to compile, then the link"
+[ -z "$fast" ] || what="$what; $(printf "%s\n" "$objs" | grep -c . || true) object(s) to compile, then the link"
 info "building the kernel ($what; log: ${log#"$TOP"/})"
 start=$(date +%s)
 # progress from kbuild's own lines: the count of the last cold build of this
@@ -150,5 +171,6 @@ if [ "$rc" -ne 0 ]; then
 fi
 grep -E 'warning:' "$log" | head -10 | sed 's/^/    /' >&2 || true
 [ -n "$key" ] && echo "$key" >"$built"
+rm -f "$copied"
 [ -z "$work" ] || echo "$work $cfg" >"$last"
 info "kernel built in $(($(date +%s) - start)) s: ${image#"$TOP"/}"

@@ -192,3 +192,38 @@ unhide_new_files() {
 		mv "$gi.new" "$gi"
 	fi
 }
+
+# copy_obj FROM TO: a copy of a kernel obj dir, for a worktree of the same
+# repository (FROM's .cmd files name sources relative to the obj dir,
+# ../linux: TO must have the worktree as its sibling 'linux', as FROM has).
+# The record of the tree FROM was built from goes with it: the next build in
+# TO compiles what differs (build-kernel.sh's fast path), or kbuild's full
+# run after the differing files are touched (.userns-labs-copied): each
+# copied file is made newer than the worktree's, each differing file then
+# newer than the copy. objtool's
+# own build names its objects by absolute path: the copy's name the copy.
+copy_obj() {
+	local from=$1 to=$2 a b c d
+	[ -f "$from/.userns-labs-tree" ] || return 1
+	rm -rf -- "$to"
+	cp -a -- "$from" "$to" || return 1
+	rm -f -- "$to"/.userns-labs-built "$to/vmlinux-gdb.py"
+	# absolute paths in kbuild's records: objtool's objects (by the obj
+	# dir's path), host programs' sources, some folders' include paths, the
+	# source tree that Kconfig read (include/config/auto.conf.cmd)
+	a=$(printf '%s/' "$from" | sed 's/[].[*^$#\\/]/\\&/g')
+	b=$(printf '%s/' "$to" | sed 's/[&#\\]/\\&/g')
+	c=$(printf '%s/linux' "$(dirname "$from")" | sed 's/[].[*^$#\\/]/\\&/g')
+	d=$(printf '%s/linux' "$(dirname "$to")" | sed 's/[&#\\]/\\&/g')
+	{
+		find "$to" -name '.*.cmd'
+		[ ! -f "$to/include/config/auto.conf.cmd" ] || echo "$to/include/config/auto.conf.cmd"
+	} | xargs -r -d '\n' grep -l -F -e "$from/" -e "$(dirname "$from")/linux" |
+		xargs -r -d '\n' sed -i -e "s#$a#$b#g" -e "s#$c#$d#g"
+	# every copied file newer than the worktree's sources, and all of one
+	# time (one file newer than another it was made from, .config than
+	# auto.conf, would make kbuild redo it): make's times say nothing about
+	# another tree, the record does (see build-kernel.sh)
+	find "$to" -exec touch -c -h -d "@$(date +%s.%N)" -- {} +
+	: >"$to/.userns-labs-copied"
+}

@@ -198,6 +198,7 @@ rm -rf "$ref"
 # the same vmlinux, byte for byte.
 git -C "$wt" checkout -q -f --detach "$final"
 BUILD_LABEL=fastpath "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+final_sum=$(sha256sum <"$OBJ_DIR/vmlinux" | cut -c1-64)
 printf '\nint userns_labs_fastpath_probe(int x);\nint userns_labs_fastpath_probe(int x)\n{\n\treturn x + 42;\n}\n' >>"$wt/fs/exec.c"
 out=$(BUILD_LABEL=fastpath "$TOP/scripts/build-kernel.sh" 2>&1)
 fast_sum=$(sha256sum <"$OBJ_DIR/vmlinux" | cut -c1-64)
@@ -207,6 +208,26 @@ t_expect "fast path: kbuild's full run on the same tree links the same vmlinux, 
 	"$fast_sum" "$(sha256sum <"$OBJ_DIR/vmlinux" | cut -c1-64)"
 t_grep "fast path: the probe is in that vmlinux" 'userns_labs_fastpath_probe' "$(nm "$OBJ_DIR/vmlinux" 2>&1 | grep fastpath_probe)"
 git -C "$wt" checkout -q -f -- fs/exec.c
+
+# --- a copied obj dir builds its own worktree's kernel ----------------------
+# copy_obj (make gdb's debug kernel, make test's gdb test): the objects just
+# built (the probe in fs/exec.c) copied next to another worktree at $final
+# (lane b's, without the probe). The fast path compiles the file that
+# differs; kbuild's full run (FULL_BUILD=1) goes by the times of the copy
+# and the differing files. Both must link the kernel $final built above.
+lw=$T/lane-b/linux cobj=$T/lane-b/obj-copy
+[ -e "$lw/.git" ] || git -C "$wt" worktree add -q --detach "$lw" "$final" 2>/dev/null
+git -C "$lw" checkout -q -f --detach "$final"
+copy_obj "$OBJ_DIR" "$cobj"
+out=$(KERNEL_DIR=$lw OBJ_DIR=$cobj BUILD_LABEL=fastpath "$TOP/scripts/build-kernel.sh" 2>&1)
+t_grep "copied obj dir: the fast path compiles the one file that differs" '1 object\(s\) to compile, then the link' "$out"
+t_expect "... and links the kernel of its own worktree, byte for byte" \
+	"$final_sum" "$(sha256sum <"$cobj/vmlinux" 2>/dev/null | cut -c1-64)"
+copy_obj "$OBJ_DIR" "$cobj"
+KERNEL_DIR=$lw OBJ_DIR=$cobj BUILD_LABEL=fastpath FULL_BUILD=1 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+t_expect "copied obj dir: kbuild's full run links the same kernel, byte for byte" \
+	"$final_sum" "$(sha256sum <"$cobj/vmlinux" 2>/dev/null | cut -c1-64)"
+rm -rf "$cobj"
 
 # --- a kernel that does not compile ---------------------------------------
 printf 'this is not C;\n' >>"$wt/fs/exec.c"
