@@ -46,7 +46,7 @@ status: ## every lab: your commits, its last check, hints used; where the tree i
 hint: ## the next hint for the lab the tree is on (one more each time; LAB=N for another lab)
 	@$(S)/lab.sh hint "$${LAB-}"
 
-gdb: ## the kernel under gdb: a debug build (build/obj-debug), the guest and gdb side by side
+gdb: ## the kernel under gdb, the guest and gdb side by side: the lab's files with debug info, in seconds (FULL=1: every file, minutes)
 	@$(S)/deps.sh --gdb
 	@$(S)/gdb.sh
 
@@ -66,9 +66,9 @@ test: ## the project's own tests: unit, lint, staircase, identity (CI runs this)
 test-fresh: ## make lab-1 and make test on a brand-new minimal Debian 12 (debootstrap; root; ~25 min)
 	@$(S)/test-fresh.sh
 
-test-gdb: ## make gdb's own test: the debug build, a batch gdb that breaks in lab 1's exec (~10 min cold)
+test-gdb: ## make gdb's test with FULL=1 (make test runs it without): every file with debug info (~15 min cold)
 	@$(S)/deps.sh --gdb
-	@tests/gdb.sh
+	@FULL=1 tests/gdb.sh
 
 test-quick: ## the tests that need no kernel build (unit and lint)
 	@tests/run.sh --quick

@@ -5,13 +5,15 @@
 #           changed (x3); then add a function to the .c file the lab marks,
 #           rebuild, boot, check (x3); with ONLY=1, the lab's check alone
 #   boot    boot to the end of the KTAP output (x5)
+#   gdb     make gdb's debug kernel at lab 1: nothing changed (x3), then after
+#           an edit of fs/exec.c (x3)
 #   stair   the staircase and identity test (tests/staircase.sh)
 # Everything happens under build/bench, with its own ccache: the student's
 # tree and cache are not touched. BENCH="edit boot" picks a subset.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-what=${BENCH:-cold edit boot stair}
+what=${BENCH:-cold edit boot gdb stair}
 B=$BUILD/bench
 mkdir -p "$B"
 export BUILD=$B KERNEL_DIR=$B/linux OBJ_DIR=$B/obj GUEST_DIR=$B/guest LOG_DIR=$B/logs
@@ -81,6 +83,29 @@ if [[ " $what " == *" boot "* ]]; then
 		ts="$ts $(secs "$t0" "$(now)")"
 	done
 	rows+=("boot + all checks to end of KTAP (min/median/max of 5)|$(echo "$ts" | spread)")
+fi
+
+if [[ " $what " == *" gdb "* ]]; then
+	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
+	kgit checkout -q -f student/lab-01
+	"$TOP/scripts/gdb.sh" build >/dev/null 2>&1 || die "make gdb's debug kernel did not build"
+	ts=""
+	for i in 1 2 3; do
+		t0=$(now)
+		"$TOP/scripts/gdb.sh" build >/dev/null 2>&1
+		ts="$ts $(secs "$t0" "$(now)")"
+	done
+	rows+=("make gdb's debug kernel at lab 1: nothing changed (x3)|$(echo "$ts" | spread)")
+	ts=""
+	for i in 1 2 3; do
+		printf '\nint userns_labs_bench_gdb_%s(int x);\nint userns_labs_bench_gdb_%s(int x)\n{\n\treturn x + %s;\n}\n' \
+			"$i" "$i" "$RANDOM" >>"$KERNEL_DIR/fs/exec.c"
+		t0=$(now)
+		"$TOP/scripts/gdb.sh" build >/dev/null 2>&1
+		ts="$ts $(secs "$t0" "$(now)")"
+	done
+	kgit checkout -q -- fs/exec.c
+	rows+=("make gdb's debug kernel at lab 1: edit fs/exec.c (x3)|$(echo "$ts" | spread)")
 fi
 
 if [[ " $what " == *" stair "* ]]; then

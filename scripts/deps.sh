@@ -2,7 +2,7 @@
 # Make sure the Debian packages the course needs are installed. As root they
 # are installed; otherwise the exact apt-get line is printed and we stop.
 #   deps.sh           what a student needs (make lab-N, make check, make boot)
-#   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, ...)
+#   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, gdb, ...)
 #   deps.sh --fresh   also what 'make test-fresh' needs (debootstrap)
 #   deps.sh --gdb     also what 'make gdb' needs (gdb, tmux)
 #   deps.sh --table   print the table below: COMMAND PACKAGE SET
@@ -38,7 +38,7 @@ python3       python3            lab    reading the results (ktap.py), reports, 
 perl          perl               test   checkpatch.pl (its standard modules)
 rsync         rsync              test   the kernel headers_install (make conformance)
 debootstrap   debootstrap        fresh  make test-fresh
-gdb           gdb                gdb    make gdb, make gdb-attach
+gdb           gdb                gdb    make gdb, make gdb-attach, make test (tests/gdb.sh)
 tmux          tmux               gdb    make gdb (the guest and gdb side by side)
 '
 
@@ -46,8 +46,8 @@ table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep 
 
 case ${1:-} in
 --table) table; exit 0 ;;
---test) sets="lab test" ;;
---fresh) sets="lab test fresh" ;;
+--test) sets="lab test gdb" ;;
+--fresh) sets="lab test fresh gdb" ;;
 --gdb) sets="lab gdb" ;;
 '') sets="lab" ;;
 *) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--table])" ;;

@@ -4,13 +4,22 @@
 #   gdb.sh          build the debug kernel, then the guest and gdb side by side
 #                   (in tmux when there is one; else the guest here and
 #                   'make gdb-attach' in a second terminal)
-#   gdb.sh build    the debug kernel only: build/obj-debug, the same tree with
-#                   kernel-steps/debug.fragment (debug info, the kernel's gdb
-#                   scripts); the normal build in build/obj is not touched
+#   gdb.sh build    the debug kernel only. By default, in seconds: the normal
+#                   build (build/obj) copied to build/obj-gdb, with the files
+#                   of the lab the tree is on (lab.conf FILES), DEBUG_FILES and
+#                   a few core files (current_task, init_task, printk: what the
+#                   kernel's gdb scripts read) compiled again with -g, then
+#                   linked. gcc's code does not change with -g, so this is the
+#                   kernel make check boots, with source-level debugging where
+#                   the lab is. FULL=1: every file with debug information
+#                   (build/obj-debug, kernel-steps/debug.fragment; a cold
+#                   build of its own, minutes). Either way the kernel's gdb
+#                   scripts (lx-ps, lx-dmesg, $lx_current()) are next to
+#                   vmlinux and the normal build is left as it is.
 #   gdb.sh boot     the debug kernel in QEMU, an interactive shell, QEMU's gdb
 #                   stub on 127.0.0.1:GDB_PORT (default 1234)
-#   gdb.sh attach   gdb on build/obj-debug/vmlinux with the kernel's gdb
-#                   scripts (lx-ps, lx-dmesg, $lx_current()), attached
+#   gdb.sh attach   gdb on the debug kernel's vmlinux with the kernel's gdb
+#                   scripts, attached
 #   gdb.sh test     a batch session (tests/gdb.sh): boot lab 1's check with
 #                   the CPU stopped, break on bprm_fill_uid, let the guest
 #                   run until a user-space execve() gets there, print the
@@ -18,7 +27,18 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-export OBJ_DIR=$BUILD/obj-debug EXTRA_FRAGMENT=$STEPS_DIR/debug.fragment
+normal_obj=$OBJ_DIR
+# which debug kernel 'boot' and 'attach' use: the one 'build' made last
+# (FULL=1 or not), as build/gdb-kernel says
+record=$BUILD/gdb-kernel
+if [ "${1:-}" = build ] || [ -z "${1:-}" ]; then
+	if [ -n "${FULL:-}" ]; then OBJ_DIR=$BUILD/obj-debug; else OBJ_DIR=$BUILD/obj-gdb; fi
+elif [ -n "${FULL:-}" ]; then
+	OBJ_DIR=$BUILD/obj-debug
+else
+	OBJ_DIR=$(cat "$record" 2>/dev/null || echo "$BUILD/obj-gdb")
+fi
+export OBJ_DIR
 port=${GDB_PORT:-1234}
 case $port in *[!0-9]* | '') die "GDB_PORT must be a port number" ;; esac
 vmlinux=$OBJ_DIR/vmlinux
@@ -26,21 +46,97 @@ vmlinux=$OBJ_DIR/vmlinux
 # ~/.gdbinit, and the kernel's scripts next to vmlinux trusted and loaded
 gdb_opts=(-q -nx -iex "add-auto-load-safe-path $OBJ_DIR" -iex "set auto-load python-scripts on")
 
+# the source files compiled with -g in the quick debug build: the lab's,
+# DEBUG_FILES, and those whose variables the kernel's gdb scripts read
+# (current_task for $lx_current(), init_task for lx-ps, the printk ring
+# for lx-dmesg)
+debug_files() {
+	local n
+	n=$(current_lab 2>/dev/null || true)
+	[ -z "$n" ] || lab_conf "$n" FILES
+	echo "${DEBUG_FILES:-}"
+	echo arch/x86/kernel/cpu/common.c init/init_task.c kernel/printk/printk.c fs/namespace.c \
+		arch/x86/entry/common.c fs/binfmt_elf.c
+}
+current_lab() { # as lab.sh says it: from the branch, else the tag at HEAD
+	local b t
+	b=$(kgit symbolic-ref --short -q HEAD || true)
+	case $b in student/lab-[0-9][0-9] | solution/lab-[0-9][0-9])
+		echo "${b##*lab-}"
+		return
+		;;
+	esac
+	t=$(kgit describe --tags --exact-match HEAD 2>/dev/null || true)
+	case $t in lab-[0-9][0-9]-*) echo "$t" | cut -c5-6 ;; *) return 1 ;; esac
+}
+
+gdb_scripts() { # MAKE-ARGS...: the kernel's gdb helpers, vmlinux-gdb.py next to vmlinux
+	[ ! -e "$OBJ_DIR/vmlinux-gdb.py" ] || return 0
+	make -C "$KERNEL_DIR" O="$OBJ_DIR" ARCH=x86_64 "$@" scripts_gdb \
+		>>"$LOG_DIR/build-$(basename "$OBJ_DIR").log" 2>&1 ||
+		warn "the kernel's gdb scripts did not build (see $LOG_DIR/build-$(basename "$OBJ_DIR").log): lx-* commands will be missing"
+}
+
 build() {
 	need_kernel_tree
-	"$TOP/scripts/build-kernel.sh"
-	# the kernel's gdb helpers: vmlinux-gdb.py next to vmlinux
-	if [ ! -e "$OBJ_DIR/vmlinux-gdb.py" ]; then
-		ARCH=x86_64 make -C "$KERNEL_DIR" O="$OBJ_DIR" scripts_gdb \
-			>>"$LOG_DIR/build-obj-debug.log" 2>&1 ||
-			warn "the kernel's gdb scripts did not build (see $LOG_DIR/build-obj-debug.log): lx-* commands will be missing"
+	if [ -n "${FULL:-}" ]; then
+		EXTRA_FRAGMENT=$STEPS_DIR/debug.fragment "$TOP/scripts/build-kernel.sh"
+		gdb_scripts
+	else
+		quick_build
 	fi
+	echo "$OBJ_DIR" >"$record"
 	"$TOP/scripts/build-guest.sh"
+}
+
+quick_build() {
+	local f o objs="" names="" t0 rc=0 log mk key
+	# the kernel make check builds, up to date
+	OBJ_DIR=$normal_obj "$TOP/scripts/build-kernel.sh"
+	t0=$(date +%s)
+	for f in $(debug_files); do
+		case $f in *.c) ;; *) continue ;; esac
+		o=${f%.c}.o
+		[ -f "$normal_obj/$o" ] || continue
+		case " $objs " in *" $o "*) continue ;; esac
+		objs="$objs $o" names="$names $f"
+	done
+	# the same normal build and the same files as last time: nothing to do
+	key="$(cat "$normal_obj/.userns-labs-built" 2>/dev/null) $(sha1sum <"$0" | cut -c1-12)$objs"
+	if [ -f "$OBJ_DIR/vmlinux" ] && [ "$(cat "$OBJ_DIR/.userns-labs-gdb" 2>/dev/null)" = "$key" ]; then
+		info "debug kernel up to date: ${OBJ_DIR#"$TOP"/}/vmlinux"
+		return
+	fi
+	copy_obj "$normal_obj" "$OBJ_DIR" || die "cannot copy ${normal_obj#"$TOP"/} to ${OBJ_DIR#"$TOP"/}"
+	log=$LOG_DIR/build-$(basename "$OBJ_DIR").log
+	info "debug information for:$names (FULL=1: for every file; log: ${log#"$TOP"/})"
+	# the normal build's command line, with -g: kbuild compiles again each
+	# object whose command changed; 'vmlinux' with a build-dir that names no
+	# folder only links (the fast path of build-kernel.sh)
+	mk=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs ARCH=x86_64 KCFLAGS=-g)
+	if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
+		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
+		mk+=(CC="ccache gcc")
+	fi
+	export KBUILD_BUILD_USER=userns-labs KBUILD_BUILD_HOST=qemu
+	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
+	KBUILD_BUILD_VERSION="gdb@$(kgit rev-parse --short=10 HEAD)"
+	export KBUILD_BUILD_VERSION
+	# shellcheck disable=SC2086 # object paths, no spaces
+	{
+		"${mk[@]}" init/version.o $objs &&
+			touch "$OBJ_DIR/vmlinux.a" &&
+			"${mk[@]}" build-dir=.userns-labs-no-walk vmlinux
+	} >"$log" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || { tail -20 "$log" >&2; die "the debug kernel did not build (see ${log#"$TOP"/})"; }
+	gdb_scripts KCFLAGS=-g
+	echo "$key" >"$OBJ_DIR/.userns-labs-gdb"
+	info "debug kernel built in $(($(date +%s) - t0)) s: ${OBJ_DIR#"$TOP"/}/vmlinux"
 }
 
 gdb_cmd() { # gdb ARGS... with vmlinux and its scripts
 	command -v gdb >/dev/null || die "gdb not found: install Debian's gdb (scripts/deps.sh --gdb)"
-	[ -f "$vmlinux" ] || die "no debug kernel at $vmlinux: run 'make gdb' first"
+	[ -f "$vmlinux" ] || die "no debug kernel at ${vmlinux#"$TOP"/}: run 'make gdb${FULL:+ FULL=1}' first"
 	gdb "${gdb_opts[@]}" "$vmlinux" "$@"
 }
 
@@ -100,6 +196,7 @@ test) batch_test "${2:-}" ;;
 		info "the guest on the left, gdb on the right (tmux: Ctrl-B then an arrow moves between them)"
 		export GDB_PORT=$port
 		me=$(printf '%q' "$0")
+		# (the record says which debug kernel both panes use)
 		exec tmux new-session "$me boot" \; split-window -h "sleep 2; $me attach"
 	fi
 	boot

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test: unit tests, lint, then the staircase and the identity.
+# make test: unit tests, lint, the book, then the staircase and the identity,
+# the kernel's selftests, the grader and make gdb.
 #   tests/run.sh --quick   unit tests and lint only (no kernel build)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,7 @@ run book "$here/book.sh"
 [ "${1:-}" = --quick ] || run staircase "$here/staircase.sh"
 [ "${1:-}" = --quick ] || run conformance "$here/conformance.sh"
 [ "${1:-}" = --quick ] || run grade "$here/grade.sh"
+[ "${1:-}" = --quick ] || run gdb "$here/gdb.sh"
 
 printf '\n(make test took %d s)\n%s' "$(($(date +%s) - start))" "$times"
 printf 'total: %d passed, %d failed\n' "$pass" "$fail"
