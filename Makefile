@@ -15,7 +15,7 @@ override TAG := $(value TAG)
 export SUB DIR LAB TAG
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test test-fresh test-quick lint bench course-map clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -100,9 +100,15 @@ book-pdf: ## the book as PDF (needs weasyprint, chromium or texlive-xetex)
 book-captures: ## run each lab's demo in the guest at its start and end, for the book
 	@$(S)/book-captures.sh
 
+stack: ## maintainers: the course's patches as commits on a branch of build/linux (BRANCH=stack), to change with git
+	@$(S)/stack.sh make "$${BRANCH-}"
+
+export-stack: ## maintainers: write kernel-steps/ and solutions/ back from that branch (then make tree, make test)
+	@$(S)/stack.sh export "$${BRANCH-}"
+
 course-map: ## regenerate labs/README.md from every lab.conf
 	@$(S)/course-map.sh > labs/README.md
 
 clean: ## remove build outputs (never build/linux, which holds your work)
-	rm -rf build/obj build/guest build/logs build/test build/book build/grade build/conformance
+	rm -rf build/obj build/obj-gdb build/guest build/logs build/test build/test-stack build/gdbtest build/book build/grade build/conformance
 	git -C build/linux worktree prune 2>/dev/null || true

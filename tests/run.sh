@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make test: unit tests, lint, the book, then the staircase and the identity,
-# the kernel's selftests, the grader and make gdb.
+# make test: unit tests, lint, the book, the patch stack, then the staircase and
+# the identity, the kernel's selftests, the grader and make gdb.
 #   tests/run.sh --quick   unit tests and lint only (no kernel build)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +36,7 @@ if [ "${1:-}" != --quick ]; then
 fi
 run lint "$here/lint.sh"
 run book "$here/book.sh"
+[ "${1:-}" = --quick ] || run stack "$here/stack.sh"
 [ "${1:-}" = --quick ] || run staircase "$here/staircase.sh"
 [ "${1:-}" = --quick ] || run conformance "$here/conformance.sh"
 [ "${1:-}" = --quick ] || run grade "$here/grade.sh"
