@@ -1,0 +1,49 @@
+"""tests/citations.py: the answers' credits in the kernel's citation form."""
+import pathlib
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import citations  # noqa: E402
+
+HEAD = 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\nWhy.\n\n'
+TAIL = '\n---\n a | 1 +\n'
+REG = '# comment\n5eaf563e5329 | userns: Allow unprivileged users to create user namespaces. | Eric W. Biederman | seed 003\n'
+
+
+class Citations(unittest.TestCase):
+    def run_with(self, text):
+        with tempfile.TemporaryDirectory() as d:
+            top = pathlib.Path(d)
+            (top / 'solutions').mkdir()
+            (top / 'solutions' / 'UPSTREAM').write_text(REG)
+            (top / 'solutions' / '01-x.patch').write_text(HEAD + text + TAIL)
+            return citations.problems(top)
+
+    def test_verified_commit(self):
+        self.assertEqual(self.run_with(
+            'Based on commit 5eaf563e5329 ("userns: Allow unprivileged users to\n'
+            'create user namespaces.") by Eric W. Biederman, merged for Linux 3.8.'), [])
+
+    def test_subject_only(self):
+        self.assertEqual(self.run_with('Based on "userns: Allow chown" by Eric W.\nBiederman.'), [])
+
+    def test_missing(self):
+        self.assertIn('needs one paragraph', self.run_with('Upstream: something.')[0])
+
+    def test_unverified_id(self):
+        p = self.run_with('Based on commit 0123456789ab ("made up") by A Person.')
+        self.assertTrue(any('not in solutions/UPSTREAM' in x for x in p), p)
+
+    def test_wrong_subject(self):
+        p = self.run_with('Based on commit 5eaf563e5329 ("userns: something else") by Eric W. Biederman.')
+        self.assertTrue(any('UPSTREAM says' in x for x in p), p)
+
+    def test_no_author(self):
+        p = self.run_with('Based on "userns: Allow chown", merged for Linux 3.8.')
+        self.assertTrue(any('names no author' in x for x in p), p)
+
+
+if __name__ == '__main__':
+    unittest.main()
