@@ -65,6 +65,15 @@ for d in labs/[0-9][0-9]-*/; do
 done
 if [ -z "$mbad" ]; then t_ok "mutants: each has a [MUTANT] subject and names a point of its lab's check"; else t_fail "mutants:$mbad"; fi
 if [ -z "$few" ]; then t_ok "mutants: every lab has at least three"; else t_fail "mutants: labs with fewer than three:$few"; fi
+# every suite make test runs, and every script a target runs, can be run
+# (a suite written without its x bit ends 'without a result (exit 126)')
+noexec=""
+for f in $(sed -n 's#.*"\$here/\([a-z-]*\.sh\)".*#tests/\1#p' tests/run.sh) \
+	$(sed -n 's#.*\$(S)/\([a-z-]*\.sh\).*#scripts/\1#p' Makefile | sort -u); do
+	[ -x "$f" ] || noexec="$noexec $f"
+done
+if [ -z "$noexec" ]; then t_ok "scripts: every suite and every script a target runs is executable"; else t_fail "not executable (chmod +x, and commit the mode):$noexec"; fi
+
 # the answers credit their authors in the kernel's citation form, and cite
 # only verified commit ids (solutions/UPSTREAM)
 if out=$(python3 tests/citations.py "$PWD" 2>&1); then

@@ -62,10 +62,9 @@ export_course() { STEPS_DIR=$S/course/kernel-steps SOLUTIONS_DIR=$S/course/solut
 # a maintainer rewords the first rewind with rebase -i: every commit is
 # made again, the notes follow, the export changes that one file
 first=$(basename "$(printf '%s\n' "$STEPS_DIR"/00-*.patch | head -1)")
-git -C "$w" -c core.editor=true \
-	-c sequence.editor="sed -i '1s/^pick/reword/'" \
-	-c core.editor="sed -i '1s/\$/ (reworded)/'" \
-	rebase -q -i distro >"$S/rebase.out" 2>&1 || t_fail "rebase -i of the stack" "$(tail -5 "$S/rebase.out")"
+# (the editors in the environment: they win over any git configuration)
+GIT_SEQUENCE_EDITOR="sed -i '1s/^pick/reword/'" GIT_EDITOR="sed -i '1s/\$/ (reworded)/'" \
+	git -C "$w" rebase -q -i distro >"$S/rebase.out" 2>&1 || t_fail "rebase -i of the stack" "$(tail -5 "$S/rebase.out")"
 copy
 out=$(export_course)
 rc=$?
