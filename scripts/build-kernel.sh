@@ -108,12 +108,13 @@ if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$i
 	fi
 	set +o pipefail
 fi
-# A copy of an obj dir built from another tree (copy_obj): kbuild's full
-# run goes by modification times, and a file that differs between that tree
-# and this one may be older here than its object there. Touched, each
-# differing file is newer than every copied object.
+# A copy of an obj dir built from another tree (copy_obj): make goes by
+# modification times, in kbuild's full run and for the fast path's objects
+# alike, and a file that differs between that tree and this one may be
+# older here than its object there. Touched, each differing file is newer
+# than every copied object.
 copied=$OBJ_DIR/.userns-labs-copied
-if [ -z "$fast" ] && [ -f "$copied" ]; then
+if [ -f "$copied" ]; then
 	if [ -n "$last_tree" ] && [ -n "$work" ]; then
 		kgit diff-tree -r -z --no-renames --name-only "$last_tree" "$work" |
 			(cd "$KERNEL_DIR" && xargs -0 -r touch -c --)
