@@ -39,33 +39,39 @@ if [[ " $what " == *" cold "* ]]; then
 	rows+=("cold: total to first lab result|$(secs "$t0" "$t2") s")
 fi
 
+# x3 PREP CMD...: CMD three times (after 'PREP I' each time), the spread
+# of its times
+x3() {
+	local prep=$1 i t0 ts=""
+	shift
+	for i in 1 2 3; do
+		"$prep" "$i"
+		t0=$(now)
+		"$@" >/dev/null 2>&1 || true
+		ts="$ts $(secs "$t0" "$(now)")"
+	done
+	echo "$ts" | spread
+}
+# add_function I: a real code change at the end of $edit_file (a new
+# function, a different one each time, so ccache cannot answer)
+add_function() {
+	printf '\nint userns_labs_bench_%s(int x);\nint userns_labs_bench_%s(int x)\n{\n\treturn x + %s;\n}\n' \
+		"$1" "$1" "$RANDOM" >>"$KERNEL_DIR/$edit_file"
+}
+
 # edit_bench NN: at lab NN (its start, on student/lab-NN), make check with
 # nothing changed (x3), then after a real code change in the file the lab
 # marks (a new function, a different one each time, so ccache cannot
 # answer), x3
 edit_bench() {
-	local n=$1 f ts i
+	local n=$1
 	kgit checkout -q -f "student/lab-$n" 2>/dev/null || kgit checkout -q -f -B "student/lab-$n" "lab-$n-start"
-	f=$(kgit diff --name-only "lab-$n-start^" "lab-$n-start" -- '*.c' | head -1)
-	[ -n "$f" ] || die "lab $n: no .c file with LAB marks"
+	edit_file=$(kgit diff --name-only "lab-$n-start^" "lab-$n-start" -- '*.c' | head -1)
+	[ -n "$edit_file" ] || die "lab $n: no .c file with LAB marks"
 	"$TOP/scripts/lab.sh" check "$n" >/dev/null 2>&1 || true
-	ts=""
-	for i in 1 2 3; do
-		t0=$(now)
-		"$TOP/scripts/lab.sh" check "$n" >/dev/null 2>&1 || true
-		ts="$ts $(secs "$t0" "$(now)")"
-	done
-	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: nothing changed -> make check (min/median/max of 3)|$(echo "$ts" | spread)")
-	ts=""
-	for i in 1 2 3; do
-		printf '\nint userns_labs_bench_%s(int x);\nint userns_labs_bench_%s(int x)\n{\n\treturn x + %s;\n}\n' \
-			"$i" "$i" "$RANDOM" >>"$KERNEL_DIR/$f"
-		t0=$(now)
-		"$TOP/scripts/lab.sh" check "$n" >/dev/null 2>&1 || true
-		ts="$ts $(secs "$t0" "$(now)")"
-	done
-	kgit checkout -q -- "$f"
-	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: edit $f -> make check (min/median/max of 3)|$(echo "$ts" | spread)")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: nothing changed -> make check (min/median/max of 3)|$(x3 : "$TOP/scripts/lab.sh" check "$n")")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: edit $edit_file -> make check (min/median/max of 3)|$(x3 add_function "$TOP/scripts/lab.sh" check "$n")")
+	kgit checkout -q -- "$edit_file"
 }
 if [[ " $what " == *" edit "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
@@ -89,23 +95,10 @@ if [[ " $what " == *" gdb "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
 	kgit checkout -q -f student/lab-01
 	"$TOP/scripts/gdb.sh" build >/dev/null 2>&1 || die "make gdb's debug kernel did not build"
-	ts=""
-	for i in 1 2 3; do
-		t0=$(now)
-		"$TOP/scripts/gdb.sh" build >/dev/null 2>&1
-		ts="$ts $(secs "$t0" "$(now)")"
-	done
-	rows+=("make gdb's debug kernel at lab 1: nothing changed (x3)|$(echo "$ts" | spread)")
-	ts=""
-	for i in 1 2 3; do
-		printf '\nint userns_labs_bench_gdb_%s(int x);\nint userns_labs_bench_gdb_%s(int x)\n{\n\treturn x + %s;\n}\n' \
-			"$i" "$i" "$RANDOM" >>"$KERNEL_DIR/fs/exec.c"
-		t0=$(now)
-		"$TOP/scripts/gdb.sh" build >/dev/null 2>&1
-		ts="$ts $(secs "$t0" "$(now)")"
-	done
+	rows+=("make gdb's debug kernel at lab 1: nothing changed (x3)|$(x3 : "$TOP/scripts/gdb.sh" build)")
+	edit_file=fs/exec.c
+	rows+=("make gdb's debug kernel at lab 1: edit fs/exec.c (x3)|$(x3 add_function "$TOP/scripts/gdb.sh" build)")
 	kgit checkout -q -- fs/exec.c
-	rows+=("make gdb's debug kernel at lab 1: edit fs/exec.c (x3)|$(echo "$ts" | spread)")
 fi
 
 if [[ " $what " == *" stair "* ]]; then

@@ -9,9 +9,6 @@ mkdir -p "$OBJ_DIR" "$LOG_DIR"
 FRAG=$TOP/kernel-steps/config.fragment
 log=$LOG_DIR/build-$(basename "$OBJ_DIR").log
 
-export ARCH=x86_64
-export KBUILD_BUILD_USER=userns-labs KBUILD_BUILD_HOST=qemu
-export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
 # The version string says which tree this kernel was built from, so a report
 # can be traced to its kernel: the tag or branch, the commit and, when the
 # work tree has changes, a hash of them.
@@ -33,11 +30,8 @@ KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --sh
 KBUILD_BUILD_VERSION=${BUILD_VERSION:-$KBUILD_BUILD_VERSION}
 export KBUILD_BUILD_VERSION
 
-MAKE=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
-if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
-	export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
-	MAKE+=(CC="ccache gcc")
-fi
+kbuild_make
+MAKE=("${KMAKE[@]}")
 
 # EXTRA_FRAGMENT: merged after config.fragment (make gdb's debug build)
 frags=("$FRAG")

@@ -58,18 +58,6 @@ debug_files() {
 	echo arch/x86/kernel/cpu/common.c init/init_task.c kernel/printk/printk.c fs/namespace.c \
 		arch/x86/entry/common.c fs/binfmt_elf.c
 }
-current_lab() { # as lab.sh says it: from the branch, else the tag at HEAD
-	local b t
-	b=$(kgit symbolic-ref --short -q HEAD || true)
-	case $b in student/lab-[0-9][0-9] | solution/lab-[0-9][0-9])
-		echo "${b##*lab-}"
-		return
-		;;
-	esac
-	t=$(kgit describe --tags --exact-match HEAD 2>/dev/null || true)
-	case $t in lab-[0-9][0-9]-*) echo "$t" | cut -c5-6 ;; *) return 1 ;; esac
-}
-
 gdb_scripts() { # MAKE-ARGS...: the kernel's gdb helpers, vmlinux-gdb.py next to vmlinux
 	[ ! -e "$OBJ_DIR/vmlinux-gdb.py" ] || return 0
 	make -C "$KERNEL_DIR" O="$OBJ_DIR" ARCH=x86_64 "$@" scripts_gdb \
@@ -113,13 +101,8 @@ quick_build() {
 	# the normal build's command line, with -g: kbuild compiles again each
 	# object whose command changed; 'vmlinux' with a build-dir that names no
 	# folder only links (the fast path of build-kernel.sh)
-	mk=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs ARCH=x86_64 KCFLAGS=-g)
-	if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
-		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
-		mk+=(CC="ccache gcc")
-	fi
-	export KBUILD_BUILD_USER=userns-labs KBUILD_BUILD_HOST=qemu
-	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
+	kbuild_make
+	mk=("${KMAKE[@]}" KCFLAGS=-g)
 	KBUILD_BUILD_VERSION="gdb@$(kgit rev-parse --short=10 HEAD)"
 	export KBUILD_BUILD_VERSION
 	# shellcheck disable=SC2086 # object paths, no spaces

@@ -40,20 +40,6 @@ prepare() {
 	"$TOP/scripts/apply-steps.sh"
 }
 
-# The lab the tree is on: from the branch name, else from the tag at HEAD.
-current_lab() {
-	local b t
-	b=$(kgit symbolic-ref --short -q HEAD || true)
-	case $b in
-	student/lab-[0-9][0-9] | solution/lab-[0-9][0-9]) echo "${b##*lab-}"; return ;;
-	esac
-	t=$(kgit describe --tags --exact-match HEAD 2>/dev/null || true)
-	case $t in
-	lab-[0-9][0-9]-*) echo "$t" | cut -c5-6; return ;;
-	esac
-	return 1
-}
-
 switch_to() { # BRANCH BASE-TAG
 	local br=$1 tag=$2 cur
 	cur=$(kgit symbolic-ref --short -q HEAD || true)

@@ -193,6 +193,33 @@ unhide_new_files() {
 	fi
 }
 
+# The lab the tree is on: from the branch name, else from the tag at HEAD.
+current_lab() {
+	local b t
+	b=$(kgit symbolic-ref --short -q HEAD || true)
+	case $b in
+	student/lab-[0-9][0-9] | solution/lab-[0-9][0-9]) echo "${b##*lab-}"; return ;;
+	esac
+	t=$(kgit describe --tags --exact-match HEAD 2>/dev/null || true)
+	case $t in
+	lab-[0-9][0-9]-*) echo "$t" | cut -c5-6; return ;;
+	esac
+	return 1
+}
+
+# kbuild_make: the make command of the course's kernel builds in KMAKE (out
+# of tree in OBJ_DIR, ccache when there is one), and kbuild's fixed
+# identity and date in the environment
+kbuild_make() {
+	export ARCH=x86_64 KBUILD_BUILD_USER=userns-labs KBUILD_BUILD_HOST=qemu
+	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
+	KMAKE=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
+	if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
+		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
+		KMAKE+=(CC="ccache gcc")
+	fi
+}
+
 # copy_obj FROM TO: a copy of a kernel obj dir, for a worktree of the same
 # repository (FROM's .cmd files name sources relative to the obj dir,
 # ../linux: TO must have the worktree as its sibling 'linux', as FROM has).

@@ -68,6 +68,8 @@ if [ -z "$few" ]; then t_ok "mutants: every lab has at least three"; else t_fail
 # every suite make test runs, and every script a target runs, can be run
 # (a suite written without its x bit ends 'without a result (exit 126)')
 noexec=""
+# (the single quotes are meant: sed reads \$here and \$(S) as text)
+# shellcheck disable=SC2016
 for f in $(sed -n 's#.*"\$here/\([a-z-]*\.sh\)".*#tests/\1#p' tests/run.sh) \
 	$(sed -n 's#.*\$(S)/\([a-z-]*\.sh\).*#scripts/\1#p' Makefile | sort -u); do
 	[ -x "$f" ] || noexec="$noexec $f"
