@@ -3,7 +3,10 @@
 #
 #   book.sh [--strict] [--html] [--epub] [--pdf] [--out DIR]
 #
-# Default: HTML (build/book/index.html) and EPUB (build/book/userns-labs.epub).
+# Default: HTML (build/book/index.html, the contents, and one page per
+# chapter, appendix, the introduction and the course map; made from pandoc's
+# single document by scripts/bookpages.py, with a search index for Debian's
+# lunr.js) and EPUB (build/book/userns-labs.epub).
 # --strict turns every warning (ours and pandoc's) into an error: make test.
 #
 # Sources: book/00-intro.md, book/chapters/NN-slug.md (one per lab, numbered
@@ -115,8 +118,11 @@ patch_message() {
 	' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 }
 
-# Which captures are stale or missing (book-captures.sh --status).
-cap_status=$("$TOP/scripts/book-captures.sh" --status 2>/dev/null || true)
+# Which captures are stale or missing (book-captures.sh --status; slow: it
+# hashes every capture's inputs). BOOK_CAPTURE_NOTES=0 skips it (tests/book.sh,
+# for its books of test chapters).
+cap_status=""
+[ "${BOOK_CAPTURE_NOTES:-1}" = 0 ] || cap_status=$("$TOP/scripts/book-captures.sh" --status 2>/dev/null || true)
 
 fence() { # LANG CLASS: open a fenced block
 	printf '\n```{.%s%s}\n' "$1" "${2:+ .$2}"
@@ -174,6 +180,10 @@ expand() {
 		fi
 		if [[ $line =~ ^\<!--\ *([a-z-]+):\ *(.*[^ ])\ *--\>$ ]]; then
 			d=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+			# a quote of the reference answer: the HTML folds its section
+			case $kind:$d:$rest in chapter:diff:solutions/* | chapter:message:solutions/* | chapter:file:solutions/*)
+				printf '\n<!-- reference-answer -->\n' ;;
+			esac
 			case $d in
 			diff)
 				one_file "${rest%% *}" || continue
@@ -380,10 +390,21 @@ run_pandoc() { # OUTPUT FORMAT ARGS...
 for fmt in "${formats[@]}"; do
 	case $fmt in
 	html)
-		cp "$BOOK/style.css" "$OUT/style.css"
-		run_pandoc "$OUT/index.html" html --to html5 --standalone --css style.css \
+		# one document from pandoc, cut into pages by bookpages.py
+		lunr=/usr/share/javascript/lunr/lunr.min.js
+		[ -f "$lunr" ] || die "no $lunr: install the Debian package libjs-lunr (scripts/deps.sh --test)"
+		run_pandoc "$SRC/book.html" html --to html5 --standalone --template "$BOOK/template.html" \
 			--section-divs --metadata pagetitle="User namespaces, patch by patch"
-		info "book: ${OUT#"$TOP"/}/index.html"
+		rm -f "$OUT"/*.html
+		if ! pages=$("$TOP/scripts/bin/python3" "$TOP/scripts/bookpages.py" split "$SRC/book.html" "$OUT" 2>"$SRC/pages.log"); then
+			sed 's/^/    /' "$SRC/pages.log" >&2
+			die "bookpages.py could not make the pages"
+		fi
+		while IFS= read -r l; do
+			case $l in warning:*) bwarn "${l#warning: }" ;; ?*) warn "$l" ;; esac
+		done <"$SRC/pages.log"
+		cp "$BOOK/style.css" "$BOOK/search.js" "$lunr" "$OUT/"
+		info "book: ${OUT#"$TOP"/}/index.html ($pages)"
 		;;
 	epub)
 		run_pandoc "$OUT/userns-labs.epub" epub --to epub3 --css "$BOOK/style.css" --epub-chapter-level 1

@@ -33,6 +33,8 @@ qemu-system-x86_64 qemu-system-x86 lab  booting the kernel
 busybox       busybox-static     lab    the guest userland
 shellcheck    shellcheck         test   make lint
 pandoc        pandoc             test   make book
+-             libjs-lunr         test   make book (the search box: lunr.min.js)
+dot           graphviz           test   make book (the figures, book/figures/*.dot)
 chromium      chromium           test   make book-pdf, the book screenshots
 python3       python3            lab    reading the results (ktap.py), reports, kunit.py parse
 perl          perl               test   checkpatch.pl (its standard modules)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The book: it renders with warnings as errors, the HTML has what a reader
-# needs (contents, numbered chapters, highlighted diffs, links to the labs),
-# a lab without a chapter is listed and skipped, a broken directive fails, and
-# (when chromium is installed) the page really draws: a screenshot that is not
-# blank, with the diff colours on it.
+# needs (one page per chapter, contents, numbered chapters, highlighted diffs,
+# links to the labs), every page has the sidebar and previous/next links,
+# every internal link of every page leads to a file and an id, the reference
+# answers are folded, the search index holds every chapter (and finds a word
+# of one chapter there only), a lab without a chapter is listed and skipped,
+# a broken directive fails, and (when chromium is installed) the pages really
+# draw: a screenshot that is not blank, with the diff colours on it, the
+# search box finds the word in lunr.js, and no page is wider than 390 px.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -24,9 +28,11 @@ printf '%s\n' "$log" | grep '^note:' | sed 's/^/# /' || true
 html=$out/index.html
 [ -f "$html" ] || { t_fail "build/book/index.html exists"; t_summary book; exit 1; }
 h=$(cat "$html")
+# every page, for the checks that do not care which page
+all=$(cat "$out"/*.html)
 
 t_grep "html: a table of contents" '<nav id="TOC"' "$h"
-t_grep "html: the contents list the introduction and the course map" 'href="#course-map"' "$h"
+t_grep "html: the contents list the introduction and the course map" 'href="course-map.html"' "$h"
 chapters=0
 for f in "$top"/book/chapters/[0-9][0-9]-*.md; do
 	[ -e "$f" ] || continue
@@ -34,28 +40,135 @@ for f in "$top"/book/chapters/[0-9][0-9]-*.md; do
 	n=$(basename "$f" | cut -c1-2)
 	num=$((10#$n))
 	t_grep "html: chapter $num is numbered and in the contents" \
-		"<a href=\"#lab-$n\"[^>]*><span class=\"secno\">$num</span>" "$h"
+		"<a href=\"lab-$n.html\"[^>]*><span class=\"secno\">$num</span>" "$h"
 	slug=$(basename "$f" .md)
 	if [ -d "$top/labs/$slug" ]; then
-		t_grep "html: chapter $num links to its lab folder" "href=\"\\.\\./\\.\\./labs/$slug/\"" "$h"
+		t_grep "html: chapter $num, on its page lab-$n.html, links to its lab folder" \
+			"href=\"\\.\\./\\.\\./labs/$slug/\"" "$(cat "$out/lab-$n.html" 2>/dev/null)"
 	else
 		t_fail "chapter file $slug.md is named after its lab folder labs/$slug/"
 	fi
 done
 t_grep "html: at least one chapter" '^[1-9]' "$chapters"
 links_ok=1
-for l in $(grep -oE 'href="\.\./\.\./labs/[^"#]*"' "$html" | sed -E 's/href="(.*)"/\1/' | sort -u); do
+while IFS= read -r l; do
 	[ -e "$out/$l" ] || { links_ok=0; t_fail "html: the link $l leads to a file of the repository"; }
-done
+done < <(grep -ohE 'href="\.\./\.\./labs/[^"#]*"' "$out"/*.html | sed -E 's/href="(.*)"/\1/' | sort -u)
 [ "$links_ok" = 1 ] && t_ok "html: every link to labs/ leads to a file of the repository"
 t_grep "html: diff blocks are highlighted (added and removed lines)" \
-	'<code class="sourceCode diff">.*<span class="va">\+' "$(tr -d '\n' <"$html")"
-t_grep "html: removed lines are highlighted too" '<span class="st">-' "$h"
-t_grep "html: demo output captured in the guest" '<pre class="text capture">' "$h"
-if grep -qE '@LABS@|<!-- *(diff|capture|message|file|lab-section):' "$html"; then
-	t_fail "html: every directive was expanded" "$(grep -nE '@LABS@|<!-- *(diff|capture|message|file|lab-section):' "$html" | head -5)"
+	'<code class="sourceCode diff">.*<span class="va">\+' "$(tr -d '\n' <<<"$all")"
+t_grep "html: removed lines are highlighted too" '<span class="st">-' "$all"
+t_grep "html: demo output captured in the guest" '<pre class="text capture">' "$all"
+if grep -qE '@LABS@|<!-- *(diff|capture|message|file|lab-section):' "$out"/*.html; then
+	t_fail "html: every directive was expanded" "$(grep -nE '@LABS@|<!-- *(diff|capture|message|file|lab-section):' "$out"/*.html | head -5)"
 else
 	t_ok "html: every directive was expanded"
+fi
+if l=$(python3 "$top/scripts/bookpages.py" check "$out" 2>&1); then
+	t_ok "html: every internal link (href, src) of every page leads to a file and an id in it ($(tail -1 <<<"$l"))"
+else
+	t_fail "html: every internal link of every page leads to a file and an id in it" "$l"
+fi
+
+# The pages, the sidebar, the answer folds and the search index (Python: the
+# page list, the previous/next chain and the index data). It prints
+# "ok<TAB>name" or "fail<TAB>name<TAB>detail".
+pages_check() {
+	python3 - "$top" "$out" <<'EOP'
+import glob, json, os, re, sys
+top, out = sys.argv[1], sys.argv[2]
+res = []
+def check(name, good, detail=""):
+    res.append(("ok" if good else "fail", name, str(detail).replace("\n", " ")))
+chap = sorted(os.path.basename(f)[:2] for f in glob.glob(top + "/book/chapters/[0-9][0-9]-*.md"))
+napp = len(glob.glob(top + "/book/appendix-*.md"))
+want = ["index.html", "introduction.html", "course-map.html"] + ["lab-%s.html" % n for n in chap] + \
+       ["appendix-%s.html" % "abcdefgh"[i] for i in range(napp)]
+have = sorted(os.path.basename(f) for f in glob.glob(out + "/*.html"))
+check("pages: one per chapter, plus the contents, introduction, course map and appendices (%d)" % len(want),
+      sorted(want) == have, "want %s, have %s" % (want, have))
+text = {p: open(os.path.join(out, p), encoding="utf-8").read() for p in have}
+def attr(page, rel):
+    m = re.search(r'<a class="%s" rel="%s" href="([^"]*)"' % (rel, rel), text.get(page, ""))
+    return m.group(1) if m else None
+chain, p = [], "index.html"
+while p and p not in chain and len(chain) <= len(want):
+    chain.append(p)
+    p = attr(p, "next")
+check("pages: following 'next' from index.html reads every page once, in the book's order", chain == want, chain)
+back, p = [], want[-1]
+while p and p not in back and len(back) <= len(want):
+    back.append(p)
+    p = attr(p, "prev")
+check("pages: following 'previous' from the last page reads them back", back == want[::-1], back)
+both = [p for p in want if text.get(p, "").count('class="pagenav') != 2]
+check("pages: every page has the previous/next links above and below its text", not both, both)
+side = [p for p in want if not all(x in text.get(p, "") for x in
+        ('<nav id="sidebar"', 'id="search-input"', 'src="lunr.min.js"', 'src="search-docs.js"', 'src="search.js"'))]
+check("pages: every page has the sidebar with the search box and the contents", not side, side)
+cur = [p for p in want[1:] if '<li class="current"><a aria-current="page" href="%s">' % p not in text.get(p, "")]
+check("pages: the sidebar marks the page the reader is on", not cur, cur)
+bare = [p for p in want if text.get(p, "").count("<table") != text.get(p, "").count('<div class="table-wrap"><table')]
+check("pages: every table is in a box of its own (it scrolls there, not the page)", not bare, bare)
+viewport = [p for p in want if 'name="viewport" content="width=device-width' not in text.get(p, "")]
+check("pages: every page is laid out for the device's width (viewport)", not viewport, viewport)
+css = open(os.path.join(out, "style.css"), encoding="utf-8").read()
+check("style: a dark theme that follows prefers-color-scheme", "prefers-color-scheme: dark" in css)
+check("style: code and captures scroll sideways, never wrap (white-space: pre)",
+      re.search(r"pre, pre code[^{]*\{[^}]*white-space: pre;", css) is not None)
+# the reference answer is folded: at least one <details> per chapter, and
+# every quote of solutions/ (and the commit message) is inside one
+for n in chap:
+    t = text.get("lab-%s.html" % n, "")
+    folds = [(m.start(), t.find("</details>", m.start())) for m in re.finditer('<details class="answer">', t)]
+    quotes = [m.start() for m in re.finditer(r'<span class="source">From\s+<code>solutions/|<pre class="text commit">', t)]
+    check("answer fold: chapter %d folds its reference answer in a <details>" % int(n),
+          folds and quotes and all(any(a < q < b for a, b in folds) for q in quotes),
+          "folds at %s, quotes of solutions/ at %s" % (folds, quotes))
+# the search index: every page's sections, and a word of one chapter only
+js = open(os.path.join(out, "search-docs.js"), encoding="utf-8").read()
+docs = json.loads(js[js.index("=") + 1:].strip().rstrip(";"))
+pages = {d["url"].split("#")[0] for d in docs}
+check("search: the index holds the sections of every page but the contents (%d documents)" % len(docs),
+      pages == set(want[1:]), sorted(set(want[1:]) ^ pages))
+for n in chap:
+    k = sum(1 for d in docs if d["url"].startswith("lab-%s.html#" % n))
+    check("search: chapter %d is in the index, section by section (%d)" % (int(n), k), k >= 3)
+files = sorted(glob.glob(out + "/src/[0-9]*.md"))
+words = {f: set(re.findall(r"[a-z]+", open(f, encoding="utf-8").read().lower())) for f in files}
+word = chapter = None
+for f in files:
+    m = re.search(r"10-chapter-(\d\d)\.md$", f)
+    if not m:
+        continue
+    others = {w[:5] for g in files if g != f for w in words[g]}
+    cands = sorted(w for w in words[f] if len(w) >= 8 and w[:5] not in others)
+    if cands:
+        word, chapter = cands[0], m.group(1)
+        break
+check("search: a word that only one chapter uses (for the next test)", word is not None)
+if word:
+    hits = sorted({d["url"] for d in docs if re.search(r"\b%s\b" % word, d["text"].lower())})
+    check("search: '%s', a word of chapter %d only, is found there and nowhere else" % (word, int(chapter)),
+          hits and all(h.startswith("lab-%s.html" % chapter) for h in hits), hits)
+    print("word\t%s\t%s" % (word, chapter))
+for r in res:
+    print("\t".join(r))
+EOP
+}
+word="" wchap=""
+while IFS=$'\t' read -r st name detail; do
+	case $st in
+	ok) t_ok "$name" ;;
+	fail) t_fail "$name" "$detail" ;;
+	word) word=$name wchap=$detail ;;
+	*) t_fail "pages_check: $st $name $detail" ;;
+	esac
+done < <(pages_check 2>&1 || echo "fail	the Python checks of the pages ran	exit $?")
+if [ -f "$out/lunr.min.js" ] && cmp -s "$out/lunr.min.js" /usr/share/javascript/lunr/lunr.min.js; then
+	t_ok "search: build/book/lunr.min.js is Debian's libjs-lunr"
+else
+	t_fail "search: build/book/lunr.min.js is Debian's libjs-lunr"
 fi
 epub=$out/userns-labs.epub
 if [ -f "$epub" ] && [ "$(head -c 2 "$epub")" = PK ] && head -c 100 "$epub" | grep -aq 'application/epub+zip'; then
@@ -69,13 +182,13 @@ mkdir -p "$tmp/labs" "$tmp/book"
 cp -r "$top"/labs/* "$tmp/labs/"
 mkdir -p "$tmp/labs/99-not-yet"
 printf 'TITLE="A lab with no chapter"\nFILES="kernel/fork.c"\n' >"$tmp/labs/99-not-yet/lab.conf"
-if log=$(LABS_DIR=$tmp/labs "$top/scripts/book.sh" --strict --html --out "$tmp/o1" 2>&1); then
+if log=$(LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o1" 2>&1); then
 	t_ok "a lab without a chapter: still no warning"
 else
 	t_fail "a lab without a chapter: still no warning" "$log"
 fi
 t_grep "a lab without a chapter: listed in the course map, not written yet" \
-	'99-not-yet/README.md">99</a></td>.*not written yet' "$(tr -d '\n' <"$tmp/o1/index.html" 2>/dev/null)"
+	'99-not-yet/README.md">99</a></td>.*not written yet' "$(tr -d '\n' <"$tmp/o1/course-map.html" 2>/dev/null)"
 
 cp -r "$top"/book/* "$tmp/book/"
 cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
@@ -86,7 +199,7 @@ cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
 <!-- diff: solutions/no-such-*.patch -->
 <!-- frobnicate: 01 -->
 EOC
-if log=$(BOOK_DIR=$tmp/book "$top/scripts/book.sh" --strict --html --out "$tmp/o2" 2>&1); then
+if log=$(BOOK_DIR=$tmp/book BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o2" 2>&1); then
 	t_fail "a broken chapter fails the strict build" "$log"
 else
 	t_ok "a broken chapter fails the strict build"
@@ -147,6 +260,15 @@ shot() { # URL PNG HEIGHT
 		--user-data-dir="$prof" --screenshot="$2" --window-size="1200,$3" "$1" >/dev/null 2>&1 || true
 	rm -rf "$prof"
 }
+dump() { # URL WIDTH: the DOM once the page's scripts ran
+	local prof
+	prof=$(mktemp -d)
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$prof" --window-size="$2,2000" --virtual-time-budget=10000 \
+		--dump-dom "$1" 2>/dev/null || true
+	rm -rf "$prof"
+}
 if ! command -v chromium >/dev/null; then
 	printf '# screenshot skipped: chromium is not installed (apt-get install --no-install-recommends chromium)\n'
 elif ! command -v python3 >/dev/null; then
@@ -166,14 +288,12 @@ else
 	else
 		t_fail "screenshot: chromium made a PNG of index.html" "$s"
 	fi
-	# The first chapter on a page of its own (a #fragment screenshots blank
-	# in headless mode): the diff colours of style.css must be on screen.
-	first=$(ls "$out"/src/10-chapter-*.md 2>/dev/null | head -1)
+	# The first chapter's page: the diff colours of style.css must be on
+	# screen (its 3.7 diff; the answer's diffs are folded).
+	first=""
+	for f in "$out"/lab-[0-9][0-9].html; do [ -e "$f" ] && { first=$f; break; }; done
 	if [ -n "$first" ]; then
-		sed 's|@LABS@|../../labs|g' "$first" >"$tmp/chapter.md"
-		pandoc --from markdown --standalone --css "$out/style.css" --metadata pagetitle=chapter \
-			--highlight-style "$top/book/highlight.theme" -o "$tmp/chapter.html" "$tmp/chapter.md"
-		shot "file://$tmp/chapter.html" "$out/screenshot-chapter.png" 3000
+		shot "file://$first" "$out/screenshot-chapter.png" 3000
 		if s=$(png_stats "$out/screenshot-chapter.png" 230,247,230 255,233,233 31,36,48 2>&1); then
 			read -r _ _ _ _ green red dark <<<"$s"
 			[ "$green" -gt 1000 ] && [ "$red" -gt 1000 ] &&
@@ -184,6 +304,34 @@ else
 		else
 			t_fail "screenshot: chromium made a PNG of a chapter" "$s"
 		fi
+	fi
+	# The search box, for real: lunr.js in chromium, page.html?q=WORD
+	if [ -n "$word" ]; then
+		dom=$(dump "file://$out/index.html?q=$word" 1200)
+		hits=$(grep -oE '<ol id="search-results"[^>]*>.*</ol>' <<<"$dom" | grep -oE 'href="[^"]*"' | sort -u)
+		if [ -n "$hits" ] && ! grep -qv "href=\"lab-$wchap.html" <<<"$hits"; then
+			t_ok "search in chromium: '$word' finds chapter $((10#$wchap)) only ($(wc -l <<<"$hits") section(s))"
+		else
+			t_fail "search in chromium: '$word' finds chapter $((10#$wchap)) only" "${hits:-no results}"
+		fi
+	fi
+	# At 390 px wide (a phone), with the answers unfolded, no page is wider
+	# than the screen: tables and code scroll in their own boxes.
+	wide=""
+	for p in course-map lab-01 lab-13 appendix-a; do
+		[ -f "$out/$p.html" ] || continue
+		# (headless chromium's window is at least 500 px wide: the page is
+		# made 390 px wide, and its body must not be wider)
+		sed 's|</body>|<script>document.documentElement.style.width = "390px"; document.querySelectorAll("details").forEach(function (d) { d.open = true; }); document.body.setAttribute("data-width", document.body.scrollWidth);</script></body>|' \
+			"$out/$p.html" >"$out/.narrow-$p.html"
+		w=$(dump "file://$out/.narrow-$p.html" 390 | grep -oE 'data-width="[0-9]+"' | grep -oE '[0-9]+')
+		rm -f "$out/.narrow-$p.html"
+		[ "${w:-9999}" -le 390 ] || wide="$wide $p.html(${w:-?}px)"
+	done
+	if [ -z "$wide" ]; then
+		t_ok "390 px wide: no page is wider than the screen (course map, chapters 1 and 13, appendix A)"
+	else
+		t_fail "390 px wide: a page is wider than the screen:$wide"
 	fi
 fi
 t_summary book
