@@ -371,8 +371,28 @@ links_in() {
 	fi
 }
 
+# Figures: book/figures/NAME.dot, drawn by graphviz into OUT/figures/NAME.svg;
+# a chapter shows one with ![caption](figures/NAME.svg){alt="..."}.
+rm -rf "$OUT/figures"
+mkdir -p "$OUT/figures"
+for f in "$BOOK"/figures/*.dot; do
+	[ -e "$f" ] || continue
+	command -v dot >/dev/null || die "dot not found: install the Debian package graphviz (scripts/deps.sh --test)"
+	svg=$OUT/figures/$(basename "$f" .dot).svg
+	if ! dot -Tsvg "$f" -o "$svg" 2>"$SRC/dot.log"; then
+		sed 's/^/    /' "$SRC/dot.log" >&2
+		die "dot could not draw ${f#"$TOP"/}"
+	fi
+	while IFS= read -r l; do bwarn "${f#"$TOP"/}: $l"; done <"$SRC/dot.log"
+done
+for f in "${sources[@]}"; do
+	while IFS= read -r l; do
+		[ -f "$OUT/$l" ] || bwarn "${f#"$SRC"/}: no figure $l (book/figures/$(basename "$l" .svg).dot)"
+	done < <(grep -oE '\]\(figures/[^)]*\)' "$f" | sed -E 's/^\]\((.*)\)$/\1/')
+done
+
 pandoc_common=(--from markdown --metadata-file "$BOOK/metadata.yaml" --toc --toc-depth 2
-	--highlight-style "$BOOK/highlight.theme" --resource-path "$BOOK")
+	--highlight-style "$BOOK/highlight.theme" --resource-path "$BOOK:$OUT")
 [ -n "$strict" ] && pandoc_common+=(--fail-if-warnings)
 perr=$OUT/pandoc.log
 : >"$perr"

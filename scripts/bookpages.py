@@ -112,7 +112,10 @@ def fold_answer(page):
 
 
 def wrap_tables(page):
-    return re.sub(r"(<table\b.*?</table>)", r'<div class="table-wrap">\1</div>', page, flags=re.S)
+    """Tables in a box of their own; a figure's image is a link to itself
+    (full size, on a phone)."""
+    page = re.sub(r"(<table\b.*?</table>)", r'<div class="table-wrap">\1</div>', page, flags=re.S)
+    return re.sub(r'(<figure>\s*)(<img src="([^"]+)"[^>]*>)', r'\1<a href="\3">\2</a>', page)
 
 
 def rewrite_links(fragment, here, where, warn, what):

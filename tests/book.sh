@@ -78,6 +78,10 @@ pages_check() {
 import glob, json, os, re, sys
 top, out = sys.argv[1], sys.argv[2]
 res = []
+def text_cap(m):
+    """an alt text that is not just the caption again"""
+    cap = re.sub(r"<[^>]+>", "", m.group(2))
+    return m.group(1).strip() != " ".join(cap.split())
 def check(name, good, detail=""):
     res.append(("ok" if good else "fail", name, str(detail).replace("\n", " ")))
 chap = sorted(os.path.basename(f)[:2] for f in glob.glob(top + "/book/chapters/[0-9][0-9]-*.md"))
@@ -125,6 +129,17 @@ for n in chap:
     check("answer fold: chapter %d folds its reference answer in a <details>" % int(n),
           folds and quotes and all(any(a < q < b for a, b in folds) for q in quotes),
           "folds at %s, quotes of solutions/ at %s" % (folds, quotes))
+# figures: every book/figures/NAME.dot drawn as figures/NAME.svg, shown on a
+# page in a <figure> with a caption and an alt text of its own
+for dot in sorted(glob.glob(top + "/book/figures/*.dot")):
+    name = os.path.basename(dot)[:-4]
+    svg = os.path.join(out, "figures", name + ".svg")
+    ok = os.path.isfile(svg) and "<svg" in open(svg, encoding="utf-8").read(2000)
+    shown = [p for p, t in text.items() for m in re.finditer(
+        r'<figure>\s*<a href="figures/%s\.svg"><img src="figures/%s\.svg"\s+alt="([^"]{40,})"[^>]*></a>\s*<figcaption>(.{20,}?)</figcaption>'
+        % (name, name), t, re.S) if text_cap(m)]
+    check("figure %s: drawn by dot, shown with a caption and an alt text (%s)" % (name, ", ".join(shown) or "nowhere"),
+          ok and len(shown) == 1, "svg %s, pages %s" % (ok, shown))
 # the search index: every page's sections, and a word of one chapter only
 js = open(os.path.join(out, "search-docs.js"), encoding="utf-8").read()
 docs = json.loads(js[js.index("=") + 1:].strip().rstrip(";"))
@@ -173,6 +188,9 @@ fi
 epub=$out/userns-labs.epub
 if [ -f "$epub" ] && [ "$(head -c 2 "$epub")" = PK ] && head -c 100 "$epub" | grep -aq 'application/epub+zip'; then
 	t_ok "epub: build/book/userns-labs.epub is an EPUB"
+	nfig=$(find "$top/book/figures" -name "*.dot" 2>/dev/null | wc -l)
+	t_expect "epub: it holds the $nfig figures" "$nfig" \
+		"$(python3 -c 'import sys, zipfile; print(sum(n.endswith(".svg") for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$epub")"
 else
 	t_fail "epub: build/book/userns-labs.epub is an EPUB"
 fi

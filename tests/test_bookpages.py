@@ -26,6 +26,11 @@ BOOK = """<!--@title-->The Book<!--@/title-->
 <h1>Introduction</h1>
 <p>Read <a href="#lab-01-the-change">the change</a> and <a href="#lab-01">chapter 1</a>.</p>
 <table><tr><td>a</td></tr></table>
+<figure>
+<img src="figures/a.svg"
+alt="An a." />
+<figcaption>A.</figcaption>
+</figure>
 </section>
 <section id="lab-01" class="level1">
 <h1><span class="secno">1</span> First</h1>
@@ -89,6 +94,7 @@ class SplitTest(unittest.TestCase):
         self.assertLess(fold, lab.index('<pre class="text commit">'), lab.index("</details>"))
         self.assertNotIn("<details", self.read("introduction.html"))
         self.assertIn('<div class="table-wrap"><table>', self.read("introduction.html"))
+        self.assertIn('<figure>\n<a href="figures/a.svg"><img src="figures/a.svg"', self.read("introduction.html"))
 
     def test_search_docs(self):
         js = self.read("search-docs.js")
@@ -102,7 +108,8 @@ class SplitTest(unittest.TestCase):
         self.assertEqual(problem["page"], "1 First")
 
     def test_check(self):
-        for f in ("style.css", "lunr.min.js", "search.js"):
+        os.mkdir(os.path.join(self.out, "figures"))
+        for f in ("style.css", "lunr.min.js", "search.js", "figures/a.svg"):
             open(os.path.join(self.out, f), "w").close()
         n, problems = bookpages.check(self.out)
         self.assertGreater(n, 10)
