@@ -82,8 +82,8 @@ bench: ## time the cold build, the edit-rebuild-boot-check loop, a boot, the sta
 grade: ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
 	@$(S)/grade.sh "$${SUB-}" "$${LAB-}"
 
-grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N (resumable)
-	@$(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
+grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N [JOBS=k at once] (resumable)
+	@GRADE_JOBS="$${JOBS-}" JOBS= $(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
 
 install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel
 	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1

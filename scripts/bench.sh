@@ -8,12 +8,16 @@
 #   gdb     make gdb's debug kernel at lab 1: nothing changed (x3), then after
 #           an edit of fs/exec.c (x3)
 #   stair   the staircase and identity test (tests/staircase.sh)
+#   class   make grade-all on a class of 30 lab 1 submissions (scripts/class.sh:
+#           good, wrong, broken, CRLF, bundles, repositories), JOBS=1 and
+#           JOBS=2: cold (code never compiled, no lanes, no kernels kept) and
+#           warm (the same class again, its kernels and results removed)
 # Everything happens under build/bench, with its own ccache: the student's
 # tree and cache are not touched. BENCH="edit boot" picks a subset.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-what=${BENCH:-cold edit boot gdb stair}
+what=${BENCH:-cold edit boot gdb stair class}
 B=$BUILD/bench
 mkdir -p "$B"
 export BUILD=$B KERNEL_DIR=$B/linux OBJ_DIR=$B/obj GUEST_DIR=$B/guest LOG_DIR=$B/logs
@@ -106,6 +110,37 @@ if [[ " $what " == *" stair "* ]]; then
 	t0=$(now)
 	"$TOP/tests/staircase.sh" >"$LOG_DIR/bench-staircase.out" 2>&1 || warn "the staircase failed (see $LOG_DIR/bench-staircase.out)"
 	rows+=("staircase + identity, $(grep -c '^lab-' "$LOG_DIR/bench-staircase.out") steps (warm ccache)|$(secs "$t0" "$(now)") s")
+fi
+
+if [[ " $what " == *" class "* ]]; then
+	[ -f "$OBJ_DIR/vmlinux" ] || die "run the cold bench first (BENCH=cold)"
+	cn=${BENCH_CLASS:-30}
+	declare -A warm=()
+	"$TOP/scripts/apply-steps.sh" >/dev/null
+	# grade_class K: a new class (new code: ccache has none of it) graded
+	# with K lanes from nothing, then the same class again
+	grade_class() {
+		local k=$1 gd=$B/grade-j$1 t0 c w
+		rm -rf -- "$gd" "$B/class"
+		kgit worktree prune
+		"$TOP/scripts/class.sh" "$B/class" "$cn" "$(date +%s)" >/dev/null 2>&1 || die "the class was not made"
+		t0=$(now)
+		GRADE_DIR=$gd GRADE_JOBS=$k JOBS='' "$TOP/scripts/grade.sh" --all "$B/class" 1 >"$LOG_DIR/bench-class-j$k.out" 2>&1 ||
+			die "grade-all failed (see $LOG_DIR/bench-class-j$k.out)"
+		c=$(secs "$t0" "$(now)")
+		rm -rf -- "$gd/results" "$gd/kernels"
+		t0=$(now)
+		GRADE_DIR=$gd GRADE_JOBS=$k JOBS='' "$TOP/scripts/grade.sh" --all "$B/class" 1 >>"$LOG_DIR/bench-class-j$k.out" 2>&1 ||
+			die "grade-all failed (see $LOG_DIR/bench-class-j$k.out)"
+		w=$(secs "$t0" "$(now)")
+		rows+=("class of $cn (lab 1), JOBS=$k: cold / warm|$c / $w s ($(awk -v a="$w" -v n="$cn" 'BEGIN { printf "%.1f", a / n }') s per submission warm)")
+		warm[$k]=$w
+	}
+	grade_class 1
+	grade_class 2
+	rows+=("class of $cn: speed-up of JOBS=2 over JOBS=1 (warm)|$(awk -v a="${warm[1]}" -v b="${warm[2]}" 'BEGIN { printf "%.2fx", a / b }')")
+	rm -rf -- "$B/class"
+	kgit worktree prune
 fi
 
 printf '\nuserns-labs bench on %s (%s cores, TCG)\n' "$(uname -n)" "$(nproc)"

@@ -107,9 +107,13 @@ fi
 # alike, and a file that differs between that tree and this one may be
 # older here than its object there. Touched, each differing file is newer
 # than every copied object.
+# Every copied file gets this moment's time first: the worktree may have
+# been made after the copy (a checkout newer than every object would make
+# kbuild redo everything).
 copied=$OBJ_DIR/.userns-labs-copied
 if [ -f "$copied" ]; then
 	if [ -n "$last_tree" ] && [ -n "$work" ]; then
+		find "$OBJ_DIR" -exec touch -c -h -d "@$(date +%s.%N)" -- {} +
 		kgit diff-tree -r -z --no-renames --name-only "$last_tree" "$work" |
 			(cd "$KERNEL_DIR" && xargs -0 -r touch -c --)
 	else

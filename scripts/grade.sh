@@ -104,10 +104,13 @@ grade_one() { # SUB LAB NAME ID
 	start_tag=lab-$lab-start
 	lab_dir "$lab" >/dev/null || die "there is no lab $lab"
 
-	wt=$G/linux obj=$G/obj
+	# this run's lane: its own worktree, obj dir and copies (grade-all
+	# JOBS=k runs k lanes; lane 0 is $G itself)
+	local L=${GRADE_LANE_DIR:-$G}
+	wt=$L/linux obj=$L/obj
 	reset_worktree "$start_tag"
 
-	local kt userspace ufiles="" ucopy=$G/course ignored="" untracked=""
+	local kt userspace ufiles="" ucopy=$L/course ignored="" untracked=""
 	userspace=$(lab_conf "$lab" USERSPACE)
 	rm -rf -- "$ucopy"
 	kt=$(kernel_top)
@@ -232,11 +235,18 @@ $(why_no_apply "$d" "$p")"
 				grep -qF "\"#$label " "$obj/include/generated/utsversion.h" 2>/dev/null; then
 				kver="$(cat "$obj/include/config/kernel.release") $(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$obj/include/generated/utsversion.h")"
 			fi
+			# kept under a name of its own, then renamed: another lane
+			# may be keeping the same tree's kernel at the same time
+			local kn=""
 			kimg=$kc/vmlinux
-			rm -rf -- "$kc"
-			mkdir -p "$kc" && cp "$obj/vmlinux" "$kc/vmlinux.tmp" &&
-				printf '%s\n' "$kver" >"$kc/kernel" && mv "$kc/vmlinux.tmp" "$kc/vmlinux" ||
+			if ! { mkdir -p "$G/kernels" && kn=$(mktemp -d "$G/kernels/.new.XXXXXX") &&
+				cp "$obj/vmlinux" "$kn/vmlinux" && printf '%s\n' "$kver" >"$kn/kernel"; }; then
 				grader_error "cannot keep the kernel in $kc"
+			fi
+			rm -rf -- "$kc"
+			mv -T -- "$kn" "$kc" 2>/dev/null || [ -s "$kc/vmlinux" ] ||
+				grader_error "cannot keep the kernel in $kc"
+			rm -rf -- "$kn"
 			# keep the 24 kernels used last (names are hex: no quoting trouble)
 			# shellcheck disable=SC2012
 			ls -1t "$G/kernels" | tail -n +25 | while read -r k; do rm -rf -- "${G:?}/kernels/$k"; done
@@ -247,12 +257,12 @@ $(why_no_apply "$d" "$p")"
 	if [ -z "$status" ] && [ -n "$userspace" ]; then
 		append=$(lab_conf "$lab" STUDENT_APPEND)
 		if [ -d "$ucopy/labs" ]; then
-			if ! LABS_DIR=$ucopy/labs GUEST_DIR=$G/guest-user \
+			if ! LABS_DIR=$ucopy/labs GUEST_DIR=$L/guest-user \
 				"$TOP/scripts/build-guest.sh" >"$out/guest.out" 2>&1; then
 				status=BUILD_FAILED
 				detail=$(grep -E -m3 -A3 'error:' "$out/guest.out" | head -12)
 			fi
-			initrd=$G/guest-user/initramfs.cpio
+			initrd=$L/guest-user/initramfs.cpio
 		fi
 	fi
 	if [ -z "$status" ]; then
@@ -299,11 +309,48 @@ valid_lab() {
 	lab_dir "$1" >/dev/null || die "there is no lab $1 (see labs/README.md)"
 }
 
+# lanes: how many submissions are graded at once. GRADE_JOBS (make
+# grade-all JOBS=k) or, by default, one per core while each has 2 GiB of
+# memory (a kernel build and a 256 MB guest)
+default_lanes() {
+	local cores mem
+	cores=$(nproc 2>/dev/null || echo 1)
+	mem=$(awk '/^MemAvailable:/ { print int($2 / 2097152) }' /proc/meminfo 2>/dev/null)
+	[ -n "$mem" ] && [ "$mem" -ge 1 ] || mem=1
+	echo $((cores < mem ? cores : mem))
+}
+
+# prepare_lanes N TAG: lane 0 is $G, lane i its own folder $G/lanes/i, each
+# with a worktree made here, one at a time (git's worktree list is shared),
+# and an obj dir copied from lane 0's (copy_obj): a lane's first build
+# compiles what differs from what lane 0 built last, never the whole kernel.
+# Lane 0's obj dir, when it has none, starts from make check's (build/obj).
+prepare_lanes() {
+	local n=$1 tag=$2 i L
+	if [ ! -f "$G/obj/.userns-labs-tree" ] && [ -f "$OBJ_DIR/.userns-labs-tree" ]; then
+		copy_obj "$OBJ_DIR" "$G/obj" || rm -rf -- "$G/obj"
+	fi
+	for ((i = 0; i < n; i++)); do
+		L=$G
+		[ "$i" -eq 0 ] || L=$G/lanes/$i
+		mkdir -p "$L"
+		wt=$L/linux reset_worktree "$tag"
+		if [ "$i" -gt 0 ] && [ ! -f "$L/obj/.userns-labs-tree" ] && [ -f "$G/obj/.userns-labs-tree" ]; then
+			copy_obj "$G/obj" "$L/obj" || rm -rf -- "$L/obj"
+		fi
+	done
+}
+
 if [ "${1:-}" = --all ]; then
 	dir=${2:-} lab=${3:-}
-	[ -d "$dir" ] || die "usage: make grade-all DIR=<directory of submissions> LAB=N"
+	[ -d "$dir" ] || die "usage: make grade-all DIR=<directory of submissions> LAB=N [JOBS=k]"
 	[ -n "$lab" ] || die "say which lab the class handed in: make grade-all DIR=$dir LAB=N"
 	valid_lab "$lab"
+	lanes=${GRADE_JOBS:-}
+	case $lanes in
+	'') lanes=$(default_lanes) ;;
+	*[!0-9]* | 0*) die "JOBS must be a number of submissions graded at once (1, 2, ...), not '$lanes'" ;;
+	esac
 	harness=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	lab=$(printf '%02d' "$((10#$lab))")
 	# one entry per file or folder of DIR, NUL-separated: any name is data
@@ -311,6 +358,9 @@ if [ "${1:-}" = --all ]; then
 	while IFS= read -r -d '' s && IFS= read -r -d '' n && IFS= read -r -d '' id; do
 		ents+=("$s" "$n" "$id")
 	done < <(py entries "$dir")
+	# what is left to grade: resuming skips what this harness graded for
+	# this lab from these very files
+	todo=() stamps=()
 	for ((i = 0; i < ${#ents[@]}; i += 3)); do
 		s=${ents[i]} n=${ents[i + 1]} id=${ents[i + 2]}
 		# the stamp: this harness, this lab, these files (names and contents)
@@ -320,20 +370,67 @@ if [ "${1:-}" = --all ]; then
 			info "$(printf '%q' "$n"): already graded (remove $OUT/$id to grade again)"
 			continue
 		fi
-		info "grading $(printf '%q' "$n")"
 		rm -f -- "$OUT/$id/.stamp"
-		grade_one "$s" "$lab" "$n" "$id" >/dev/null
-		# only a result the grader finished is stamped (grader errors exit)
-		[ -f "$OUT/$id/results.csv" ] && echo "$stamp" >"$OUT/$id/.stamp"
-		sed -n 's/^result: *//p' "$OUT/$id/report.txt" | sed "s/^/    /"
+		todo+=("$i")
+		stamps[i]=$stamp
 	done
+	total=${#todo[@]}
+	[ "$lanes" -le "$total" ] || lanes=$((total > 0 ? total : 1))
+	if [ "$total" -gt 0 ]; then
+		info "grading $total submission(s) of lab $lab, $lanes at a time"
+		prepare_lanes "$lanes" "lab-$lab-start"
+	fi
+	# the lanes: each submission is graded by grade_one in a process of
+	# its own, in a free lane; its output goes to its lane's log
+	declare -A lane_of=() ent_of=()
+	idle=()
+	for ((i = 0; i < lanes; i++)); do idle+=("$i"); done
+	done_n=0 failed=0 t0=$(date +%s) grader_rc=0 next=0
+	while [ "$done_n" -lt "$total" ]; do
+		while [ "$grader_rc" -eq 0 ] && [ "$next" -lt "$total" ] && [ "${#idle[@]}" -gt 0 ]; do
+			ln=${idle[0]} idle=("${idle[@]:1}")
+			i=${todo[next]} next=$((next + 1))
+			L=$G
+			[ "$ln" -eq 0 ] || L=$G/lanes/$ln
+			GRADE_LANE_DIR=$L grade_one "${ents[i]}" "$lab" "${ents[i + 1]}" "${ents[i + 2]}" >"$L/lane.log" 2>&1 &
+			lane_of[$!]=$ln ent_of[$!]=$i
+		done
+		[ "${#lane_of[@]}" -gt 0 ] || break
+		pid="" rc=0
+		wait -n -p pid "${!lane_of[@]}" || rc=$?
+		[ -n "$pid" ] || continue
+		ln=${lane_of[$pid]} i=${ent_of[$pid]}
+		unset "lane_of[$pid]" "ent_of[$pid]"
+		idle+=("$ln")
+		done_n=$((done_n + 1))
+		n=${ents[i + 1]} id=${ents[i + 2]}
+		L=$G
+		[ "$ln" -eq 0 ] || L=$G/lanes/$ln
+		if [ "$rc" -eq 70 ]; then
+			# a grader error: nothing more is started, nothing stamped
+			grader_rc=70
+			sed -n 's/^.*GRADER_ERROR/GRADER_ERROR/p' "$L/lane.log" >&2
+			continue
+		fi
+		# only a result the grader finished is stamped
+		[ -f "$OUT/$id/results.csv" ] && echo "${stamps[i]}" >"$OUT/$id/.stamp"
+		res=$(sed -n 's/^result: *//p' "$OUT/$id/report.txt" 2>/dev/null)
+		case $res in PASS) ;; *) failed=$((failed + 1)) ;; esac
+		el=$(($(date +%s) - t0))
+		left=$(((total - done_n) * el / done_n))
+		info "[$done_n/$total] $(printf '%q' "$n"): ${res:-no result} (not PASS so far: $failed; about $((left / 60))m$((left % 60))s left)"
+	done
+	[ "$grader_rc" -eq 0 ] || {
+		printf '%sGRADER_ERROR:%s the class run stopped; what was graded is kept and stamped (grade-all resumes)\n' "$C_RED" "$C_OFF" >&2
+		exit "$grader_rc"
+	}
 	{
 		py csv-header "$lab"
 		for ((i = 0; i < ${#ents[@]}; i += 3)); do
 			cat "$OUT/${ents[i + 2]}/results.csv" 2>/dev/null
 		done
 	} >"$OUT/summary.csv"
-	info "summary: $OUT/summary.csv"
+	info "summary: $OUT/summary.csv ($total graded in $(($(date +%s) - t0)) s, $lanes at a time)"
 	column -s, -t <"$OUT/summary.csv" 2>/dev/null || cat "$OUT/summary.csv"
 	exit 0
 fi

@@ -201,8 +201,13 @@ cp "$fx/good.patch" "$class/dave#2/"
 cp "$fx/good.patch" "$class/frank/lab1/fix.patch.txt"
 cp "$fx/good.patch" "$class/new
 line/"
-out=$("$TOP/scripts/grade.sh" --all "$class" 1 2>&1)
+# two at a time (JOBS=2): lanes of their own, one kernel cache
+out=$(GRADE_JOBS=2 "$TOP/scripts/grade.sh" --all "$class" 1 2>&1)
 csv=$GRADE_OUT/summary.csv
+t_grep "grade-all JOBS=2: two lanes" 'grading 12 submission\(s\) of lab 01, 2 at a time' "$out"
+t_grep "grade-all JOBS=2: progress, failures so far and time left" '\[12/12\] .*not PASS so far: 3; about 0m0s left' "$out"
+t_expect "grade-all JOBS=2: the second lane graded too" 1 \
+	"$([ -f "$GRADE_DIR/lanes/1/lane.log" ] && [ -e "$GRADE_DIR/lanes/1/linux/.git" ] && echo 1 || echo 0)"
 t_expect "grade-all: summary.csv has a header and 12 rows" 13 "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1], newline="")))))' "$csv" 2>/dev/null)"
 t_expect "S1: a name that is shell code runs nothing" "" "$(ls "$HOME/PWNED5" ./PWNED5 2>/dev/null)"
 for n in "\`cd;touch PWNED5\`" 'q"uote' 'bob smith.bundle'; do
@@ -228,6 +233,7 @@ for r in list(csv.reader(open(sys.argv[1], newline="")))[1:]:
 start=$(date +%s)
 out=$("$TOP/scripts/grade.sh" --all "$class" 1 2>&1)
 t_grep "grade-all: a second run resumes (nothing graded again)" 'already graded' "$out"
+t_expect "grade-all: ... and grades nothing" "" "$(printf '%s\n' "$out" | grep 'grading [0-9]* submission')"
 t_expect "grade-all: the resumed run is quick" 1 "$([ $(($(date +%s) - start)) -lt 60 ] && echo 1 || echo 0)"
 rm -rf "$class"
 
