@@ -94,8 +94,9 @@ conformance: ## the kernel's own namespace selftests (nsfs, pidfd, ...) in the g
 book: ## render the book: build/book/index.html and build/book/userns-labs.epub
 	@$(S)/book.sh
 
-book-pdf: ## the book as PDF (needs weasyprint, chromium or texlive-xetex)
-	@$(S)/book.sh --pdf
+book-pdf: ## the book as PDF (weasyprint): A4, or PAPER=letter
+	@$(S)/deps.sh --pdf
+	@$(S)/book.sh --pdf --paper "$${PAPER:-a4}"
 
 book-captures: ## run each lab's demo in the guest at its start and end, for the book
 	@$(S)/book-captures.sh

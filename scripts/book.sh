@@ -8,7 +8,7 @@
 # single document by scripts/bookpages.py, with a search index for Debian's
 # lunr.js) and EPUB (build/book/userns-labs.epub).
 # --strict turns every warning (ours and pandoc's) into an error: make test.
-# --pdf: with weasyprint (not in scripts/deps.sh: install it yourself), page
+# --pdf: with weasyprint (scripts/deps.sh --pdf; make book-pdf installs it), page
 # numbers, running heads, bookmarks and a contents list with page numbers
 # (book/print.css), on A4 or --paper letter; else chromium or xelatex.
 #

@@ -5,6 +5,7 @@
 #   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, gdb, ...)
 #   deps.sh --fresh   also what 'make test-fresh' needs (debootstrap)
 #   deps.sh --gdb     also what 'make gdb' needs (gdb, tmux)
+#   deps.sh --pdf     also what 'make book-pdf' needs (weasyprint)
 #   deps.sh --table   print the table below: COMMAND PACKAGE SET
 #
 # Every program a target runs that a minimal Debian 12 (debootstrap
@@ -42,6 +43,7 @@ rsync         rsync              test   the kernel headers_install (make conform
 debootstrap   debootstrap        fresh  make test-fresh
 gdb           gdb                gdb    make gdb, make gdb-attach, make test (tests/gdb.sh)
 tmux          tmux               gdb    make gdb (the guest and gdb side by side)
+weasyprint    weasyprint         pdf    make book-pdf (page numbers, running heads, bookmarks)
 '
 
 table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep -v '^ *$' | cut -d' ' -f1-3; }
@@ -51,8 +53,9 @@ case ${1:-} in
 --test) sets="lab test gdb" ;;
 --fresh) sets="lab test fresh gdb" ;;
 --gdb) sets="lab gdb" ;;
+--pdf) sets="lab test pdf" ;;
 '') sets="lab" ;;
-*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--table])" ;;
+*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--pdf|--table])" ;;
 esac
 
 pkgs=""

@@ -32,7 +32,7 @@ SOURCES = ["Makefile", ".ci/run"] + \
 
 # Words of our scripts that are programs on some machines but are not run
 # as programs here (a word in a message, a make target, a function name).
-NOT_RUN = {"info", "install", "time", "test", "which", "file", "top", "more", "tree",
+NOT_RUN = {"see", "info", "install", "time", "test", "which", "file", "top", "more", "tree",
            "build", "check", "boot", "status", "lint", "bench", "grade", "book", "deps",
            "guest", "clean", "report", "results", "parse", "run", "help", "lab", "patch",
            "diff", "script", "host", "ip", "link", "kill", "wait", "watch", "dir", "users",
