@@ -27,8 +27,8 @@ kgit worktree prune
 kgit worktree add -q --detach "$wt" lab-01-start
 w() { git -C "$wt" -c user.name=Student -c user.email=student@example.org "$@"; }
 
-# a class's mix, in the order of the cycle: 12 good, 4 wrong, 3 broken,
-# 4 CRLF, 4 bundles, 3 repositories in 30
+# a class's mix, a cycle of 15: in 30, 14 good, 4 wrong, 2 that do not
+# compile, 4 CRLF, 4 bundles, 2 repositories
 kinds=(good good wrong crlf good bundle nocompile good repo good wrong crlf good bundle good)
 for ((i = 1; i <= n; i++)); do
 	k=${kinds[(i - 1) % ${#kinds[@]}]}
