@@ -15,7 +15,7 @@ override TAG := $(value TAG)
 export SUB DIR LAB TAG
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -70,6 +70,10 @@ test-gdb: ## make gdb's test with FULL=1 (make test runs it without): every file
 	@$(S)/deps.sh --gdb
 	@FULL=1 tests/gdb.sh
 
+test-slurm: ## grade-all ENGINE=slurm on a real single-node Slurm started here (a class of 30; equals the local run)
+	@$(S)/deps.sh --slurm
+	@tests/slurm.sh
+
 test-quick: ## the tests that need no kernel build (unit and lint)
 	@tests/run.sh --quick
 
@@ -82,8 +86,8 @@ bench: ## time the cold build, the edit-rebuild-boot-check loop, a boot, the sta
 grade: ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
 	@$(S)/grade.sh "$${SUB-}" "$${LAB-}"
 
-grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N [JOBS=k at once] (resumable)
-	@GRADE_JOBS="$${JOBS-}" JOBS= $(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
+grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N [JOBS=k at once] [ENGINE=slurm] (resumable)
+	@GRADE_JOBS="$${JOBS-}" JOBS= GRADE_ENGINE="$${ENGINE-}" $(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
 
 install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel
 	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1

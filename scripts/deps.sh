@@ -6,6 +6,7 @@
 #   deps.sh --fresh   also what 'make test-fresh' needs (debootstrap)
 #   deps.sh --gdb     also what 'make gdb' needs (gdb, tmux)
 #   deps.sh --pdf     also what 'make book-pdf' needs (weasyprint)
+#   deps.sh --slurm   also what 'make test-slurm' needs (Slurm, munge)
 #   deps.sh --table   print the table below: COMMAND PACKAGE SET
 #
 # Every program a target runs that a minimal Debian 12 (debootstrap
@@ -44,6 +45,10 @@ debootstrap   debootstrap        fresh  make test-fresh
 gdb           gdb                gdb    make gdb, make gdb-attach, make test (tests/gdb.sh)
 tmux          tmux               gdb    make gdb (the guest and gdb side by side)
 weasyprint    weasyprint         pdf    make book-pdf (page numbers, running heads, bookmarks)
+sbatch        slurm-client       slurm  make grade-all ENGINE=slurm (sbatch, squeue, scancel)
+slurmctld     slurmctld          slurm  make test-slurm (its own single-node Slurm)
+slurmd        slurmd             slurm  make test-slurm
+munged        munge              slurm  make test-slurm (authentication for Slurm)
 '
 
 table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep -v '^ *$' | cut -d' ' -f1-3; }
@@ -54,8 +59,9 @@ case ${1:-} in
 --fresh) sets="lab test fresh gdb" ;;
 --gdb) sets="lab gdb" ;;
 --pdf) sets="lab test pdf" ;;
+--slurm) sets="lab slurm" ;;
 '') sets="lab" ;;
-*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--pdf|--table])" ;;
+*) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--pdf|--slurm|--table])" ;;
 esac
 
 pkgs=""

@@ -295,6 +295,35 @@ $(why_no_apply "$d" "$p")"
 	py finish "$facts" "$out" || grader_error "the result files of $name could not be written"
 }
 
+# lane_dir N: lane 0 is $G itself, lane N its own folder
+lane_dir() { if [ "$1" -eq 0 ]; then echo "$G"; else echo "$G/lanes/$1"; fi; }
+
+# grade_task RUNDIR N: one task of a class run on another engine (a Slurm
+# array task): the entry RUNDIR/N/entry (submission, name, id, stamp;
+# NUL-separated), graded in the first lane no other task holds (flock),
+# its result stamped, and RUNDIR/N/rc written last
+grade_task() {
+	local r=$1 n=$2 s nm id stamp lab ln fd=9 rc=0
+	case $n in '' | *[!0-9]*) die "grade.sh --task: no task number ('$n')" ;; esac
+	[ -f "$r/$n/entry" ] || die "grade.sh --task: no $r/$n/entry"
+	{ IFS= read -r -d '' s; IFS= read -r -d '' nm; IFS= read -r -d '' id; IFS= read -r -d '' stamp; } <"$r/$n/entry"
+	lab=$(cat "$r/lab") lanes=$(cat "$r/lanes")
+	for ((ln = 0; ln < lanes; ln++)); do
+		exec 9>"$G/lane-$ln.lock"
+		flock -n "$fd" && break
+		exec 9>&-
+	done
+	[ "$ln" -lt "$lanes" ] || grader_error "every one of the $lanes lanes is taken for task $n (is the array throttled to $lanes?)"
+	export GUEST_DIR=$G/guest
+	(GRADE_LANE_DIR=$(lane_dir "$ln") grade_one "$s" "$lab" "$nm" "$id") >"$r/$n/log" 2>&1 || rc=$?
+	[ "$rc" -eq 70 ] || { [ -f "$OUT/$id/results.csv" ] && echo "$stamp" >"$OUT/$id/.stamp"; }
+	echo "$rc" >"$r/$n/rc"
+	exit "$rc"
+}
+if [ "${1:-}" = --task ]; then
+	grade_task "${2:-}" "${3:-}"
+fi
+
 need_kernel_tree
 "$TOP/scripts/apply-steps.sh" || exit 1
 mkdir -p "$G" "$OUT"
@@ -331,8 +360,7 @@ prepare_lanes() {
 		copy_obj "$OBJ_DIR" "$G/obj" || rm -rf -- "$G/obj"
 	fi
 	for ((i = 0; i < n; i++)); do
-		L=$G
-		[ "$i" -eq 0 ] || L=$G/lanes/$i
+		L=$(lane_dir "$i")
 		mkdir -p "$L"
 		wt=$L/linux reset_worktree "$tag"
 		if [ "$i" -gt 0 ] && [ ! -f "$L/obj/.userns-labs-tree" ] && [ -f "$G/obj/.userns-labs-tree" ]; then
@@ -341,11 +369,124 @@ prepare_lanes() {
 	done
 }
 
+# progress NAME ID: one line per submission done: done/total, its result,
+# the results that are not PASS so far, the time left
+progress() {
+	local res el left
+	res=$(sed -n 's/^result: *//p' "$OUT/$2/report.txt" 2>/dev/null)
+	case $res in PASS) ;; *) failed=$((failed + 1)) ;; esac
+	el=$(($(date +%s) - t0))
+	left=$(((total - done_n) * el / done_n))
+	info "[$done_n/$total] $(printf '%q' "$1"): ${res:-no result} (not PASS so far: $failed; about $((left / 60))m$((left % 60))s left)"
+}
+
+# run_local: the class on this machine, $lanes at a time
+run_local() {
+	# the lanes: each submission is graded by grade_one in a process of
+	# its own, in a lane that is idle; its output goes to its lane's log
+	declare -A lane_of=() ent_of=()
+	idle=()
+	for ((i = 0; i < lanes; i++)); do idle+=("$i"); done
+	done_n=0 failed=0 next=0
+	while [ "$done_n" -lt "$total" ]; do
+		while [ "$grader_rc" -eq 0 ] && [ "$next" -lt "$total" ] && [ "${#idle[@]}" -gt 0 ]; do
+			ln=${idle[0]} idle=("${idle[@]:1}")
+			i=${todo[next]} next=$((next + 1))
+			L=$(lane_dir "$ln")
+			GRADE_LANE_DIR=$L grade_one "${ents[i]}" "$lab" "${ents[i + 1]}" "${ents[i + 2]}" >"$L/lane.log" 2>&1 &
+			lane_of[$!]=$ln ent_of[$!]=$i
+		done
+		[ "${#lane_of[@]}" -gt 0 ] || break
+		pid="" rc=0
+		wait -n -p pid "${!lane_of[@]}" || rc=$?
+		[ -n "$pid" ] || continue
+		ln=${lane_of[$pid]} i=${ent_of[$pid]}
+		unset "lane_of[$pid]" "ent_of[$pid]"
+		idle+=("$ln")
+		done_n=$((done_n + 1))
+		n=${ents[i + 1]} id=${ents[i + 2]}
+		L=$(lane_dir "$ln")
+		if [ "$rc" -eq 70 ]; then
+			# a grader error: nothing more is started, nothing stamped
+			grader_rc=70
+			sed -n 's/^.*GRADER_ERROR/GRADER_ERROR/p' "$L/lane.log" >&2
+			continue
+		fi
+		# only a result the grader finished is stamped
+		[ -f "$OUT/$id/results.csv" ] && echo "${stamps[i]}" >"$OUT/$id/.stamp"
+		progress "$n" "$id"
+	done
+}
+
+# run_slurm: the class as one Slurm job array (sbatch --array), one task
+# per submission and at most $lanes at once, each task in an idle lane of
+# the ones made above (grade.sh --task); this command waits, shows each
+# task as it ends, and the caller writes summary.csv. Partition, time
+# limit, memory and cores per task: GRADE_PARTITION, GRADE_TIME (minutes,
+# 30), GRADE_MEM (2G), GRADE_CPUS (1).
+run_slurm() {
+	local r k i jid rc gone=0
+	r=$G/slurm/run-$(date +%Y%m%d-%H%M%S)-$$
+	local -A seen=()
+	slurm_run=$r lost=0 done_n=0 failed=0
+	mkdir -p "$r" || grader_error "cannot make $r"
+	echo "$lab" >"$r/lab"
+	echo "$lanes" >"$r/lanes"
+	for ((k = 0; k < total; k++)); do
+		i=${todo[k]}
+		mkdir -p "$r/$k"
+		printf '%s\0%s\0%s\0%s\0' "${ents[i]}" "${ents[i + 1]}" "${ents[i + 2]}" "${stamps[i]}" >"$r/$k/entry"
+	done
+	# shellcheck disable=SC2016
+	printf '#!/bin/bash\nexec %q --task %q "$SLURM_ARRAY_TASK_ID"\n' "$TOP/scripts/grade.sh" "$r" >"$r/task.sh"
+	chmod +x "$r/task.sh"
+	jid=$(sbatch --parsable --array="0-$((total - 1))%$lanes" --job-name=userns-labs-grade \
+		--output="$r/%a/slurm.out" ${GRADE_PARTITION:+--partition="$GRADE_PARTITION"} \
+		--time="${GRADE_TIME:-30}" --mem="${GRADE_MEM:-2G}" --cpus-per-task="${GRADE_CPUS:-1}" \
+		"$r/task.sh" 2>"$r/sbatch.err") || die "sbatch refused the job array: $(head -3 "$r/sbatch.err")"
+	jid=${jid%%;*}
+	echo "$jid" >"$r/job"
+	info "Slurm job $jid: $total task(s), $lanes at a time (tasks in $r)"
+	while :; do
+		for ((k = 0; k < total; k++)); do
+			if [ -n "${seen[$k]:-}" ] || [ ! -f "$r/$k/rc" ]; then continue; fi
+			seen[$k]=1 done_n=$((done_n + 1)) i=${todo[k]}
+			rc=$(cat "$r/$k/rc")
+			if [ "$rc" = 70 ]; then
+				grader_rc=70
+				sed -n 's/^.*GRADER_ERROR/GRADER_ERROR/p' "$r/$k/log" >&2
+				scancel "$jid" 2>/dev/null
+				continue
+			fi
+			progress "${ents[i + 1]}" "${ents[i + 2]}"
+		done
+		[ "$done_n" -lt "$total" ] || break
+		# the array has left the queue (twice in a row: a task's last
+		# files may trail its end): what has no rc ended without a result
+		if [ -z "$(squeue -h -j "$jid" -o %i 2>/dev/null | head -1)" ]; then
+			gone=$((gone + 1))
+			if [ "$gone" -ge 3 ]; then
+				for ((k = 0; k < total; k++)); do [ -n "${seen[$k]:-}" ] || lost=$((lost + 1)); done
+				[ "$grader_rc" -ne 0 ] || [ "$lost" -eq 0 ] || grader_rc=75
+				break
+			fi
+		else
+			gone=0
+		fi
+		sleep 2
+	done
+}
+
 if [ "${1:-}" = --all ]; then
 	dir=${2:-} lab=${3:-}
 	[ -d "$dir" ] || die "usage: make grade-all DIR=<directory of submissions> LAB=N [JOBS=k]"
 	[ -n "$lab" ] || die "say which lab the class handed in: make grade-all DIR=$dir LAB=N"
 	valid_lab "$lab"
+	case ${GRADE_ENGINE:-local} in
+	local) ;;
+	slurm) command -v sbatch >/dev/null || die "ENGINE=slurm needs Slurm's sbatch and squeue (Debian's slurm-client; scripts/deps.sh --slurm)" ;;
+	*) die "ENGINE must be local or slurm, not '${GRADE_ENGINE}'" ;;
+	esac
 	lanes=${GRADE_JOBS:-}
 	case $lanes in
 	'') lanes=$(default_lanes) ;;
@@ -380,47 +521,15 @@ if [ "${1:-}" = --all ]; then
 		info "grading $total submission(s) of lab $lab, $lanes at a time"
 		prepare_lanes "$lanes" "lab-$lab-start"
 	fi
-	# the lanes: each submission is graded by grade_one in a process of
-	# its own, in a free lane; its output goes to its lane's log
-	declare -A lane_of=() ent_of=()
-	idle=()
-	for ((i = 0; i < lanes; i++)); do idle+=("$i"); done
-	done_n=0 failed=0 t0=$(date +%s) grader_rc=0 next=0
-	while [ "$done_n" -lt "$total" ]; do
-		while [ "$grader_rc" -eq 0 ] && [ "$next" -lt "$total" ] && [ "${#idle[@]}" -gt 0 ]; do
-			ln=${idle[0]} idle=("${idle[@]:1}")
-			i=${todo[next]} next=$((next + 1))
-			L=$G
-			[ "$ln" -eq 0 ] || L=$G/lanes/$ln
-			GRADE_LANE_DIR=$L grade_one "${ents[i]}" "$lab" "${ents[i + 1]}" "${ents[i + 2]}" >"$L/lane.log" 2>&1 &
-			lane_of[$!]=$ln ent_of[$!]=$i
-		done
-		[ "${#lane_of[@]}" -gt 0 ] || break
-		pid="" rc=0
-		wait -n -p pid "${!lane_of[@]}" || rc=$?
-		[ -n "$pid" ] || continue
-		ln=${lane_of[$pid]} i=${ent_of[$pid]}
-		unset "lane_of[$pid]" "ent_of[$pid]"
-		idle+=("$ln")
-		done_n=$((done_n + 1))
-		n=${ents[i + 1]} id=${ents[i + 2]}
-		L=$G
-		[ "$ln" -eq 0 ] || L=$G/lanes/$ln
-		if [ "$rc" -eq 70 ]; then
-			# a grader error: nothing more is started, nothing stamped
-			grader_rc=70
-			sed -n 's/^.*GRADER_ERROR/GRADER_ERROR/p' "$L/lane.log" >&2
-			continue
-		fi
-		# only a result the grader finished is stamped
-		[ -f "$OUT/$id/results.csv" ] && echo "${stamps[i]}" >"$OUT/$id/.stamp"
-		res=$(sed -n 's/^result: *//p' "$OUT/$id/report.txt" 2>/dev/null)
-		case $res in PASS) ;; *) failed=$((failed + 1)) ;; esac
-		el=$(($(date +%s) - t0))
-		left=$(((total - done_n) * el / done_n))
-		info "[$done_n/$total] $(printf '%q' "$n"): ${res:-no result} (not PASS so far: $failed; about $((left / 60))m$((left % 60))s left)"
-	done
-	[ "$grader_rc" -eq 0 ] || {
+	t0=$(date +%s) grader_rc=0
+	case ${GRADE_ENGINE:-local} in
+	local) [ "$total" -eq 0 ] || run_local ;;
+	slurm) [ "$total" -eq 0 ] || run_slurm ;;
+	esac
+	[ "$grader_rc" -ne 75 ] || {
+		warn "$lost submission(s) ended without a result (see $slurm_run/N/slurm.out: a time limit, a machine lost?): make grade-all again grades them"
+	}
+	[ "$grader_rc" -eq 0 ] || [ "$grader_rc" -eq 75 ] || {
 		printf '%sGRADER_ERROR:%s the class run stopped; what was graded is kept and stamped (grade-all resumes)\n' "$C_RED" "$C_OFF" >&2
 		exit "$grader_rc"
 	}
@@ -432,7 +541,7 @@ if [ "${1:-}" = --all ]; then
 	} >"$OUT/summary.csv"
 	info "summary: $OUT/summary.csv ($total graded in $(($(date +%s) - t0)) s, $lanes at a time)"
 	column -s, -t <"$OUT/summary.csv" 2>/dev/null || cat "$OUT/summary.csv"
-	exit 0
+	exit "$grader_rc"
 fi
 
 sub=${1-}
