@@ -11,6 +11,11 @@ and calls this for everything else (the model is xv6's gradelib.py).
   gradelib.py finish FACTS OUTDIR     score and write the result files
   gradelib.py csv-header LAB          the class summary's header line
   gradelib.py junit RESULTS.json      JUnit XML of one result
+  gradelib.py markdown RESULTS.json.. a Markdown table of results (CI job summaries)
+  gradelib.py verdict RESULTS.json..  exit 0 when every result is PASS, else 1
+  gradelib.py matrix DIR              a class as a JSON list of {path, name, id}
+  gradelib.py summary LAB DIR RESULTS a class's summary.csv from its results,
+                                      RESULTS/ID/ or RESULTS/result-ID/*/ each
 
 Nothing here runs a submission, and no name or path a student chose reaches
 a shell: names become ids (safe_id) before they name anything.
@@ -656,6 +661,55 @@ def junit(doc):
                                     fails, "\n".join(cases)))
 
 
+def md_cell(s):
+    """Text safe in a Markdown table cell: no pipe, no line break, no HTML."""
+    s = str(s).replace("\\", "\\\\").replace("|", "\\|")
+    s = re.sub(r"[\r\n]+", " ", s)
+    return s.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def markdown(docs):
+    """Results as Markdown (a GitHub job summary): one line per submission,
+    then each lab's points with their status and weight."""
+    out = []
+    for d in docs:
+        out.append("### %s: lab %s, %s, score %.2f / %.2f" % (
+            md_cell(d["name"]), d["lab"], d["result"], d["score"], d["max"]))
+        out.append("")
+        if d.get("detail"):
+            out.append("> " + md_cell(d["detail"]))
+            out.append("")
+        out.append("| lab | point | status | weight |")
+        out.append("|---|---|---|---|")
+        for lb in d["labs"]:
+            for p in lb["points"]:
+                w = "guard" if p.get("guard") else "%g" % p.get("weight", 1)
+                out.append("| %s | %s | %s | %s |" % (lb["lab"], md_cell(p["name"]), p["status"], w))
+            if not lb["points"]:
+                out.append("| %s | (no points ran) | %s | |" % (lb["lab"], lb["status"]))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def class_summary(lab, class_dir, results):
+    """summary.csv for a class graded elsewhere (one job per submission):
+    its header, then each entry's results.csv in the class's order, found
+    as RESULTS/ID/results.csv or RESULTS/result-ID/*/results.csv (an
+    artifact per job); an entry with neither has no row."""
+    rows = [csv_header("%02d" % int(lab))]
+    for _path, _name, i in entries(class_dir):
+        cands = [os.path.join(results, i, "results.csv")]
+        a = os.path.join(results, "result-" + i)
+        if os.path.isdir(a):
+            cands += sorted(os.path.join(a, x, "results.csv") for x in os.listdir(a))
+        for c in cands:
+            if os.path.isfile(c):
+                with open(c, encoding="utf-8") as fh:
+                    rows.append(fh.read().rstrip("\n"))
+                break
+    return "\n".join(rows) + "\n"
+
+
 # --- command line --------------------------------------------------------------
 
 def main(argv):
@@ -713,6 +767,22 @@ def main(argv):
     elif cmd == "junit" and len(args) == 1:
         with open(args[0], encoding="utf-8") as fh:
             sys.stdout.write(junit(json.load(fh)))
+    elif cmd in ("markdown", "verdict") and args:
+        docs = []
+        for a in args:
+            with open(a, encoding="utf-8") as fh:
+                docs.append(json.load(fh))
+        if cmd == "markdown":
+            sys.stdout.write(markdown(docs))
+        else:
+            bad = [d for d in docs if d["result"] != "PASS"]
+            for d in bad:
+                sys.stderr.write("%s: %s (lab %s)\n" % (d["name"], d["result"], d["lab"]))
+            return 1 if bad else 0
+    elif cmd == "matrix" and len(args) == 1:
+        print(json.dumps([{"path": p, "name": n, "id": i} for p, n, i in entries(args[0])]))
+    elif cmd == "summary" and len(args) == 3:
+        sys.stdout.write(class_summary(args[0], args[1], args[2]))
     else:
         sys.stderr.write(__doc__)
         return 2

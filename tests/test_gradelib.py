@@ -382,5 +382,59 @@ class RealLabs(unittest.TestCase):
         self.assertRegex(r.stdout.decode(), r"^cd_touch_X_-[0-9a-f]{8}\n$")
 
 
+class ForCI(unittest.TestCase):
+    """What CI engines read: a job summary, a verdict, a class as a build
+    matrix, and summary.csv from one artifact per submission."""
+
+    DOC = {"name": "a|b\n<c>", "lab": "01", "result": "FAIL", "score": 0.0, "max": 10.0,
+           "detail": "", "labs": [{"lab": "01", "status": "FAIL", "points": [
+               {"name": "p1", "status": "PASS", "weight": 2.0, "guard": False},
+               {"name": "g", "status": "FAIL", "weight": 1.0, "guard": True}]}]}
+
+    def test_markdown_keeps_the_table_whole(self):
+        md = gradelib.markdown([self.DOC])
+        self.assertIn("### a\\|b &lt;c&gt;: lab 01, FAIL, score 0.00 / 10.00", md)
+        self.assertIn("| 01 | p1 | PASS | 2 |", md)
+        self.assertIn("| 01 | g | FAIL | guard |", md)
+        for line in md.splitlines():
+            if line.startswith("| 01"):
+                self.assertEqual(len(re.findall(r"(?<!\\)\|", line)), 5, line)
+
+    def test_verdict(self):
+        with tempfile.TemporaryDirectory() as t:
+            for n, r in (("ok", "PASS"), ("bad", "FAIL")):
+                with open(os.path.join(t, n + ".json"), "w") as fh:
+                    json.dump(dict(self.DOC, result=r, name=n), fh)
+            self.assertEqual(gradelib.main(["verdict", os.path.join(t, "ok.json")]), 0)
+            self.assertEqual(gradelib.main(["verdict", os.path.join(t, "ok.json"),
+                                            os.path.join(t, "bad.json")]), 1)
+
+    def test_matrix_and_summary_from_artifacts(self):
+        with tempfile.TemporaryDirectory() as t:
+            cl = os.path.join(t, "class")
+            os.makedirs(os.path.join(cl, "alice"))
+            for f in ("alice.patch", "bob.patch"):
+                open(os.path.join(cl, f), "w").close()
+            r = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gradelib.py"),
+                                "matrix", cl], stdout=subprocess.PIPE, check=True)
+            m = json.loads(r.stdout)
+            ids = [e["id"] for e in m]
+            self.assertEqual(len(set(ids)), 3, m)  # alice/ and alice.patch: two ids
+            res = os.path.join(t, "res")
+            # one artifact per job (result-ID/SAFE-NAME/), and one plain folder
+            for e in m:
+                if e["name"] == "bob.patch":
+                    d = os.path.join(res, e["id"])
+                else:
+                    d = os.path.join(res, "result-" + e["id"], "whatever")
+                os.makedirs(d)
+                with open(os.path.join(d, "results.csv"), "w") as fh:
+                    fh.write('"%s",01,PASS,10.00,10,"k",PASS\n' % e["name"])
+            out = gradelib.class_summary("1", cl, res).splitlines()
+            self.assertEqual(out[0], gradelib.csv_header("01"))
+            self.assertEqual([row.split(",")[0] for row in out[1:]],
+                             ['"%s"' % e["name"] for e in m])
+
+
 if __name__ == "__main__":
     unittest.main()
