@@ -17,13 +17,16 @@
 # demo captures in book/captures/. The chapters hold directives, each alone on
 # a line, that are expanded here (see book/CHAPTER-GUIDE.md):
 #
-#   <!-- diff: solutions/01-*.patch [hunks=1,3-4] -->   the patch's diff (or some hunks)
+#   <!-- diff: solutions/01-*.patch [hunks=bprm_fill_uid,...] -->  the patch's diff
+#                              (or the hunks that change those functions)
 #   <!-- message: solutions/01-*.patch -->              its commit message
 #   <!-- capture: 01 done -->                           the demo's output at lab-01-done
-#   <!-- file: labs/01-suid-unmapped/demo.sh [lines=3-9] [lang=sh] -->
+#   <!-- file: labs/01-suid-unmapped/suid-exec.c [fn=NAME|define=NAME|marker=NAME] [lang=c] -->
 #   <!-- lab-section: 01 Questions -->                  a section of the lab's README
 #
-# so that what the book shows is always the code in the repository.
+# so that what the book shows is always the code in the repository. Excerpts
+# are anchored by name (scripts/bookexcerpt.py); hunk numbers and lines=A-B
+# are a warning, but for the lines= listed in book/position-anchors.txt.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -83,34 +86,28 @@ arg() {
 	return 0
 }
 
-# patch_diff FILE HUNKS: the diff of a git format-patch file; HUNKS (e.g.
-# "1,3-4", counted across the whole patch) keeps only those hunks, each under
-# the ---/+++ lines of its file.
-patch_diff() {
-	awk -v sel="$2" '
-	BEGIN {
-		n = split(sel, parts, ",")
-		for (i = 1; i <= n; i++) {
-			if (split(parts[i], r, "-") == 2) { for (j = r[1]; j <= r[2]; j++) want[j] = 1 }
-			else if (parts[i] != "") want[parts[i] + 0] = 1
-		}
-		all = (sel == "")
-	}
-	/^-- $/ && indiff { exit }
-	/^diff --git / { indiff = 1; file = ""; inhunk = 0; if (all) print; next }
-	!indiff { next }
-	/^--- / && !inhunk { minus = $0; if (all) print; next }
-	/^\+\+\+ / && !inhunk { file = $0; if (all) print; next }
-	/^@@ / {
-		h++; inhunk = 1; keep = all || (h in want)
-		if (keep && !all && shown != file) { print minus; print file; shown = file }
-		if (keep) { print; printed++ }
-		next
-	}
-	inhunk { if (keep) print; next }
-	all { print }
-	END { if (!all && printed == 0) exit 3 }
-	' "$1"
+# excerpt ARGS...: scripts/bookexcerpt.py (the hunks of a patch, the lines
+# of a file, a commit message: anchored by name), in $EXCERPT (not printed:
+# see one_file); its errors become warnings of the directive at $where about
+# FILE ($2)
+excerpt() {
+	local rc=0 l
+	EXCERPT=$("$TOP/scripts/bin/python3" "$TOP/scripts/bookexcerpt.py" "$@" 2>"$SRC/excerpt.log") || rc=$?
+	while IFS= read -r l; do
+		case $l in
+		"position: "*) bwarn "$where: ${l#position: }: anchor by name (see book/CHAPTER-GUIDE.md)" ;;
+		"error: "*) bwarn "$where: ${2#"$TOP"/}: ${l#error: }" ;;
+		?*) bwarn "$where: bookexcerpt.py: $l" ;;
+		esac
+	done <"$SRC/excerpt.log"
+	[ "$rc" = 0 ]
+}
+
+# position_ok REST: a lines= directive waiting for markers in its file, listed
+# in book/position-anchors.txt (no new ones: anchor by name)
+position_ok() {
+	[ -f "$BOOK/position-anchors.txt" ] &&
+		grep -qxF "${where%%:*} $1" <(sed "s|^|${BOOK#"$TOP"/}/|" "$BOOK/position-anchors.txt")
 }
 
 # patch_message FILE: subject and body of a format-patch commit message
@@ -195,8 +192,8 @@ expand() {
 				one_file "${rest%% *}" || continue
 				f=$FOUND
 				fence diff
-				patch_diff "$f" "$(arg hunks "$rest")" ||
-					bwarn "$where: no hunk '$(arg hunks "$rest")' in ${f#"$TOP"/}"
+				# shellcheck disable=SC2046
+				excerpt diff "$f" $(arg hunks "$rest") && printf '%s\n' "$EXCERPT"
 				printf '```\n\n[From `%s`.]{.source}\n' "${f#"$TOP"/}"
 				;;
 			message)
@@ -226,8 +223,21 @@ expand() {
 			file)
 				one_file "${rest%% *}" || continue
 				f=$FOUND
-				local lines lang
-				lines=$(arg lines "$rest") lang=$(arg lang "$rest")
+				local lines lang anchor="" k
+				lang=$(arg lang "$rest")
+				for k in fn define marker lines; do
+					[ -z "$(arg "$k" "$rest")" ] || anchor="$anchor $k=$(arg "$k" "$rest")"
+				done
+				case $anchor in
+				"") lines="" ;;
+				' '*' '*) bwarn "$where: one anchor at most (fn=, define= or marker=), not '${anchor# }'"; continue ;;
+				' lines='*)
+					position_ok "$rest" || bwarn "$where: lines=: anchor by name, fn=, define= or marker= (see book/CHAPTER-GUIDE.md)"
+					excerpt lines "$f" "${anchor# }" || continue
+					lines=$EXCERPT ;;
+				*) excerpt lines "$f" "${anchor# }" || continue
+					lines=$EXCERPT ;;
+				esac
 				if [ -z "$lang" ]; then
 					case $f in
 					*.c | *.h) lang=c ;;

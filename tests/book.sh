@@ -5,7 +5,8 @@
 # every internal link of every page leads to a file and an id, the reference
 # answers are folded, the search index holds every chapter (and finds a word
 # of one chapter there only), a lab without a chapter is listed and skipped,
-# a broken directive fails, and (when chromium is installed) the pages really
+# a broken directive or name anchor fails (named with its file and name), a
+# hunk number or lines= is a warning, and (when chromium is installed) the pages really
 # draw: a screenshot that is not blank, with the diff colours on it, the
 # search box finds the word in lunr.js, and no page is wider than 390 px.
 set -eu
@@ -253,13 +254,32 @@ cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
 <!-- capture: 01 middle -->
 <!-- diff: solutions/no-such-*.patch -->
 <!-- frobnicate: 01 -->
+<!-- diff: solutions/01-*.patch hunks=bprm_fill_uid,no_such_function -->
+<!-- file: labs/01-suid-unmapped/suid-exec.c fn=no_such_fn -->
+<!-- file: labs/01-suid-unmapped/suid-exec.c marker=no-such-marker -->
+<!-- diff: solutions/01-*.patch hunks=1 -->
+<!-- file: labs/01-suid-unmapped/suid-exec.c lines=22-36 -->
 EOC
 if log=$(BOOK_DIR=$tmp/book BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o2" 2>&1); then
 	t_fail "a broken chapter fails the strict build" "$log"
 else
 	t_ok "a broken chapter fails the strict build"
 	n=$(printf '%s\n' "$log" | grep -c 'warning: book:.*chapters/01-suid-unmapped.md:' || true)
-	t_expect "a broken chapter: each bad directive is named with its line" 4 "$n"
+	t_expect "a broken chapter: each bad directive is named with its line" 9 "$n"
+	t_grep "a broken name anchor: a hunk, named with the patch and the name" \
+		'01-suid-unmapped.md:7: solutions/01-userns-ignore-unmapped-setid.patch: no hunk changes .no_such_function.' "$log"
+	t_grep "a broken name anchor: a function, named with the file and the name" \
+		"01-suid-unmapped.md:8: labs/01-suid-unmapped/suid-exec.c: no function 'no_such_fn'" "$log"
+	t_grep "a broken name anchor: a marker, named with the file and the name" \
+		"01-suid-unmapped.md:9: labs/01-suid-unmapped/suid-exec.c: no marker 'book: no-such-marker'" "$log"
+	t_grep "a hunk by number: a warning, anchor by name" '01-suid-unmapped.md:10: hunks by number: anchor by name' "$log"
+	t_grep "lines= not in book/position-anchors.txt: a warning, anchor by name" '01-suid-unmapped.md:11: lines=: anchor by name' "$log"
+fi
+if grep -rnE '<!-- *(diff|file):.* (hunks=[0-9]|lines=)' "$top"/book/chapters "$top"/book/*.md | grep -v CHAPTER-GUIDE |
+	grep -vF -f <(sed -n 's/^\(chapters\/[^ ]*\) \(.*\)$/\2 -->/p' "$top/book/position-anchors.txt"); then
+	t_fail "every excerpt of the book is anchored by name (or waits for markers in book/position-anchors.txt)"
+else
+	t_ok "every excerpt of the book is anchored by name (or waits for markers in book/position-anchors.txt)"
 fi
 
 # --- what chromium draws --------------------------------------------------
