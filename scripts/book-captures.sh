@@ -4,10 +4,12 @@
 #
 #   book-captures.sh [--force] [NN ...]      default: every lab with a demo.sh
 #   book-captures.sh --status                 "NN start|done ok|stale|missing", no build
+#   book-captures.sh --sums                   "NN start|done HASH", no build
 #
 # Every capture has a sidecar NN-STEP.sum: a hash of what the output depends
-# on (the lab folder, labs/lib, guest-rootfs, every kernel patch up to that
-# step). A capture whose hash still matches is kept; the others are made again
+# on (the lab folder, labs/lib, guest-rootfs, the code of every kernel patch
+# up to that step: its git patch-id, so a patch's message, its index lines
+# and its hunks' line numbers do not count). A capture whose hash still matches is kept; the others are made again
 # by building the tag lab-NN-start or lab-NN-done in a worktree of our own
 # (build/book-captures/linux: the student's tree is never touched), packing the
 # guest and running the demo under QEMU.
@@ -29,6 +31,7 @@ for a in "$@"; do
 	case $a in
 	--force) force=1 ;;
 	--status) status=1 ;;
+	--sums) status=sums ;;
 	[0-9]|[0-9][0-9]) labs+=("$(printf '%02d' "$((10#$a))")") ;;
 	*) die "book-captures.sh: unknown argument '$a' (usage: book-captures.sh [--force] [NN ...])" ;;
 	esac
@@ -58,7 +61,7 @@ capture_sum() {
 			# the solution of lab NN counts only for the 'done' capture
 			case $f in "$SOLUTIONS_DIR"/*) [ "$step" = "done" ] || [ "$((10#$k))" -lt "$((10#$n))" ] || continue ;; esac
 			printf '%s ' "${f#"$TOP"/}"
-			sha1sum <"$f"
+			git patch-id --stable <"$f" | cut -d' ' -f1
 		done
 	} | sha1sum | cut -c1-40
 }
@@ -68,7 +71,10 @@ for n in "${labs[@]}"; do
 	for step in start "done"; do
 		sum=$(capture_sum "$n" "$step")
 		out=$CAP_DIR/$n-$step
-		if [ -n "$status" ]; then
+		if [ "$status" = sums ]; then
+			echo "$n $step $sum"
+			continue
+		elif [ -n "$status" ]; then
 			if [ ! -f "$out.txt" ]; then echo "$n $step missing"
 			elif [ "$(cat "$out.sum" 2>/dev/null)" = "$sum" ]; then echo "$n $step ok"
 			else echo "$n $step stale"; fi
