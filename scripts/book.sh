@@ -110,17 +110,6 @@ position_ok() {
 		grep -qxF "${where%%:*} $1" <(sed "s|^|${BOOK#"$TOP"/}/|" "$BOOK/position-anchors.txt")
 }
 
-# patch_message FILE: subject and body of a format-patch commit message
-patch_message() {
-	awk '
-	/^Subject: / { s = $0; sub(/^Subject: (\[[^]]*\] )?/, "", s); insub = 1; next }
-	insub && /^ / { s = s $0; next }
-	insub { insub = 0; print s; body = 1; next }
-	body && /^---$/ { exit }
-	body { print }
-	' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
-}
-
 # Which captures are stale or missing (book-captures.sh --status; slow: it
 # hashes every capture's inputs). BOOK_CAPTURE_NOTES=0 skips it (tests/book.sh,
 # for its books of test chapters).
@@ -199,9 +188,9 @@ expand() {
 			message)
 				one_file "${rest%% *}" || continue
 				f=$FOUND
+				excerpt message "$f" || continue
 				fence text commit
-				patch_message "$f"
-				printf '```\n'
+				printf '%s\n```\n' "$EXCERPT"
 				;;
 			capture)
 				read -r n step <<<"$rest"

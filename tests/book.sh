@@ -130,6 +130,17 @@ for n in chap:
     check("answer fold: chapter %d folds its reference answer in a <details>" % int(n),
           folds and quotes and all(any(a < q < b for a, b in folds) for q in quotes),
           "folds at %s, quotes of solutions/ at %s" % (folds, quotes))
+# the commit message: its subject, a blank line, then the body (as git
+# shows it; a format-patch file folds the subject into its header)
+for n in chap:
+    msgs = re.findall(r'<pre class="text commit"><code>(.*?)</code>', text.get("lab-%s.html" % n, ""), re.S)
+    if not msgs:
+        continue
+    check("commit message: chapter %d shows it with the blank line after its subject" % int(n),
+          all(len(m.split("\n")) > 2 and m.split("\n")[0].strip() and m.split("\n")[1] == ""
+                       and m.split("\n")[2].strip() for m in msgs), [m[:120] for m in msgs])
+check("commit message: the chapters show one",
+      any('<pre class="text commit">' in text.get("lab-%s.html" % n, "") for n in chap))
 # figures: every book/figures/NAME.dot drawn as figures/NAME.svg, shown on a
 # page in a <figure> with a caption and an alt text of its own
 for dot in sorted(glob.glob(top + "/book/figures/*.dot")):
