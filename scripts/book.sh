@@ -14,7 +14,8 @@
 #
 # Sources: book/00-intro.md, book/chapters/NN-slug.md (one per lab, numbered
 # by its lab), book/appendix-*.md, book/metadata.yaml, book/style.css and the
-# demo captures in book/captures/. The chapters hold directives, each alone on
+# demo captures in book/captures/; the EPUB has book/epub.css and a cover drawn
+# from book/cover.dot. The chapters hold directives, each alone on
 # a line, that are expanded here (see book/CHAPTER-GUIDE.md):
 #
 #   <!-- diff: solutions/01-*.patch [hunks=bprm_fill_uid,...] -->  the patch's diff
@@ -432,7 +433,15 @@ for fmt in "${formats[@]}"; do
 		info "book: ${OUT#"$TOP"/}/index.html ($pages)"
 		;;
 	epub)
-		run_pandoc "$OUT/userns-labs.epub" epub --to epub3 --css "$BOOK/style.css" --epub-chapter-level 1
+		# its own stylesheet (for e-readers) and a cover drawn from book/cover.dot
+		command -v dot >/dev/null || die "dot not found: install the Debian package graphviz (scripts/deps.sh --test)"
+		if ! dot -Tpng "$BOOK/cover.dot" -o "$SRC/cover.png" 2>"$SRC/dot.log"; then
+			sed 's/^/    /' "$SRC/dot.log" >&2
+			die "dot could not draw ${BOOK#"$TOP"/}/cover.dot"
+		fi
+		while IFS= read -r l; do bwarn "${BOOK#"$TOP"/}/cover.dot: $l"; done <"$SRC/dot.log"
+		run_pandoc "$OUT/userns-labs.epub" epub --to epub3 --css "$BOOK/epub.css" --epub-chapter-level 1 \
+			--epub-cover-image "$SRC/cover.png"
 		info "book: ${OUT#"$TOP"/}/userns-labs.epub"
 		;;
 	pdf)

@@ -6,9 +6,11 @@
 # answers are folded, the search index holds every chapter (and finds a word
 # of one chapter there only), a lab without a chapter is listed and skipped,
 # a broken directive or name anchor fails (named with its file and name), a
-# hunk number or lines= is a warning, and (when chromium is installed) the pages really
-# draw: a screenshot that is not blank, with the diff colours on it, the
-# search box finds the word in lunr.js, and no page is wider than 390 px.
+# hunk number or lines= is a warning, commit messages keep the blank line
+# after the subject, the EPUB has its figures, its cover and its own
+# stylesheet, and (when chromium is installed) the pages really draw: a
+# screenshot that is not blank, with the diff colours on it, the search box
+# finds the word in lunr.js, and no page is wider than 390 px.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -203,6 +205,27 @@ if [ -f "$epub" ] && [ "$(head -c 2 "$epub")" = PK ] && head -c 100 "$epub" | gr
 	nfig=$(find "$top/book/figures" -name "*.dot" 2>/dev/null | wc -l)
 	t_expect "epub: it holds the $nfig figures" "$nfig" \
 		"$(python3 -c 'import sys, zipfile; print(sum(n.endswith(".svg") for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$epub")"
+	# its cover (a PNG drawn from book/cover.dot, marked as the cover) and
+	# its own stylesheet, book/epub.css, with none of the HTML pages' rules
+	while IFS=$'\t' read -r st name detail; do
+		case $st in ok) t_ok "$name" ;; *) t_fail "$name" "$detail" ;; esac
+	done < <(python3 - "$epub" "$top/book/epub.css" <<'EOP' 2>&1 || echo "fail	epub: the Python checks of the EPUB ran	exit $?"
+import re, struct, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = z.namelist()
+opf = z.read(next(n for n in names if n.endswith(".opf"))).decode()
+m = re.search(r'<item properties="cover-image"[^>]*href="([^"]*)"', opf)
+cover = "EPUB/" + m.group(1) if m else None
+png = z.read(cover) if cover in names else b""
+w, h = struct.unpack(">II", png[16:24]) if png[:8] == b"\x89PNG\r\n\x1a\n" else (0, 0)
+ok = cover and w >= 600 and abs(h / w - 1.5) < 0.01 and "cover.xhtml" in " ".join(names)
+print("%s\tepub: a cover, a %dx%d PNG from book/cover.dot, with its cover page\t%s" % ("ok" if ok else "fail", w, h, cover))
+css = [n for n in names if n.endswith(".css")]
+want = open(sys.argv[2], encoding="utf-8").read()
+ok = len(css) == 1 and z.read(css[0]).decode() == want and not re.search(r"#sidebar|#search|pagenav|\.book\b", want)
+print("%s\tepub: its stylesheet is book/epub.css, with no sidebar or search rules\t%s" % ("ok" if ok else "fail", css))
+EOP
+)
 else
 	t_fail "epub: build/book/userns-labs.epub is an EPUB"
 fi
