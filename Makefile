@@ -15,7 +15,7 @@ override TAG := $(value TAG)
 export SUB DIR LAB TAG
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -63,8 +63,12 @@ test: ## the project's own tests: unit, lint, staircase, identity (CI runs this)
 	@$(S)/deps.sh --test
 	@tests/run.sh
 
-test-fresh: ## make lab-1 and make test on a brand-new minimal Debian 12 (debootstrap; root; ~25 min)
+test-fresh: ## make lab-1, make test and the GitHub templates on a brand-new minimal Debian 12 (debootstrap; root; ~75 min)
 	@$(S)/test-fresh.sh
+
+test-workflows: ## run ci/github's templates here as a GitHub runner would (root; after make lab-1)
+	@$(DEPS)
+	@tests/workflows.sh
 
 test-gdb: ## make gdb's test with FULL=1 (make test runs it without): every file with debug info (~15 min cold)
 	@$(S)/deps.sh --gdb

@@ -7,6 +7,7 @@
 # of HEAD in it; then, as root inside it with /proc, /sys and /dev mounted:
 #     make lab-1
 #     make test
+#     make test-workflows  (ci/github's templates, step by step as a runner)
 # Each step's time and result is printed, and the run ends with a summary.
 # Nothing of this machine's own packages, caches or build trees is visible
 # inside, so a program that only this machine has makes it fail.
@@ -14,10 +15,10 @@
 #   FRESH_DIR   where the root is made (default build/fresh); it is made anew
 #               on every run
 #   FRESH_KEEP=1  keep the root afterwards (to look into it)
-#   FRESH_ONLY="lab-1"  run only these of the two commands (default: both)
+#   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows)
 #
 # Needs root (debootstrap, chroot, mounts) and the network to the mirror.
-# Too slow for CI (some 25 minutes on 2 cores): run it before submitting a
+# Too slow for CI (some 75 minutes on 2 cores): run it before submitting a
 # change to dependencies, scripts or the README.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +29,7 @@ set -eu
 F=${FRESH_DIR:-$BUILD/fresh}
 root=$F/root
 log=$F/test-fresh.log
-only=${FRESH_ONLY:-lab-1 test}
+only=${FRESH_ONLY:-lab-1 test workflows}
 mkdir -p "$F"
 exec 9>"$F/.lock"
 flock -n 9 || die "another test-fresh is using $F"
@@ -131,7 +132,8 @@ for cmd in $only; do
 		grep -q '^# userns-labs: end of checks\$' build/logs/check-lab-01.ktap &&
 		scripts/ktap.sh results build/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
 	test) step "make test (README, second command)" in_root "make test" ;;
-	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test)" ;;
+	workflows) step "ci/github templates, as a runner" in_root "make test-workflows" ;;
+	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows)" ;;
 	esac
 done
 tail -3 "$log" | grep -E '^total: ' | sed 's/^/    /' || true

@@ -4,10 +4,8 @@ exist, in the order the README's quick start needs them, never paste a
 GitHub expression (a submission's name) into shell code, and do what
 ci/github/README.md says they do."""
 
-import json
 import os
 import re
-import subprocess
 import sys
 import unittest
 
@@ -15,21 +13,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 CI = os.path.join(TOP, "ci", "github")
 sys.path.insert(0, os.path.join(TOP, "scripts"))
+import ghjob  # noqa: E402
 import gradelib  # noqa: E402
-
-# Perl's core YAML reader (CPAN::Meta::YAML, a YAML::Tiny): the block style
-# these files are written in, with no module outside Debian's perl
-PERL = r'''local $/; my $y = CPAN::Meta::YAML->read_string(<STDIN>)
-  or die CPAN::Meta::YAML->errstr; print JSON::PP->new->encode($y->[0])'''
 
 
 def load(name):
-    with open(os.path.join(CI, name), "rb") as fh:
-        r = subprocess.run(["perl", "-MCPAN::Meta::YAML", "-MJSON::PP", "-e", PERL],
-                           input=fh.read(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if r.returncode:
-        raise AssertionError("%s does not parse: %s" % (name, r.stderr.decode()))
-    return json.loads(r.stdout)
+    # perl's core YAML reader, as the local runner reads them
+    return ghjob.load(os.path.join(CI, name))
 
 
 def make_targets():
