@@ -146,6 +146,7 @@ int main(int argc, char **argv)
 		printf("sharing our fs_struct with process %d\n",
 		       (int)sharer_pid);
 	}
+	/* book: unshare-call */
 	ulab_print_ids("before");
 	before = ns_inode(&fd_before);
 	printf("user namespace before: %lu\n", (unsigned long)before);
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
 	printf("unshare(CLONE_NEWUSER): ok\n");
 	after = ns_inode(&fd_after);
 	printf("user namespace after: %lu\n", (unsigned long)after);
+	/* book: end unshare-call */
 	printf("in a new user namespace: %s\n",
 	       before && after && before != after ? "yes" : "no");
 	show_uid_map("after unshare");

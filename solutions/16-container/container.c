@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 		goto usage;
 	command = optind < argc ? argv + optind : shell;
 
+	/* book: parent */
 	ulab_print_ids("container: caller");
 	pid = ulab_spawn(&child, CONTAINER_NAMESPACES);
 	if (pid < 0)
@@ -216,6 +217,7 @@ int main(int argc, char **argv)
 	status = ulab_wait(pid);
 	say("container: exit status %d", status);
 	return status;
+	/* book: end parent */
 
 usage:
 	fprintf(stderr, "usage: %s [-n HOSTNAME] -r /ROOTFS [COMMAND [ARG...]]\n",
