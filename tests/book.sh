@@ -277,6 +277,7 @@ EOP
 	css=$(cat "$top/book/print.css")
 	t_grep "pdf: page numbers and running heads (print.css)" '@bottom-center \{ content: counter\(page\)' "$css"
 	t_grep "pdf: the contents list gives each entry's page (target-counter)" 'target-counter\(attr\(href url\), page\)' "$css"
+	t_grep "pdf: captures light on paper (print.css)" '^pre\.capture \{ background: #f' "$css"
 	t_grep "pdf: A4 by default" '^strict="" formats=\(\) paper=A4$' "$(cat "$top/scripts/book.sh")"
 fi
 
@@ -423,6 +424,17 @@ else
 		else
 			t_fail "search in chromium: '$word' finds chapter $((10#$wchap)) only" "${hits:-no results}"
 		fi
+	fi
+	# At 1280 px (a laptop), a chapter: the sidebar is on screen beside the
+	# text (not over it), has the search box and marks this chapter, and the
+	# previous/next links are drawn and lead to the chapters on either side.
+	if [ -f "$out/lab-05.html" ]; then
+		sed 's|</body>|<script>(function () { var sb = document.getElementById("sidebar"), r = sb ? sb.getBoundingClientRect() : null, h = document.querySelector("main h1, h1"), hr = h ? h.getBoundingClientRect() : null, cur = sb ? sb.querySelector("li.current > a") : null, si = document.getElementById("search-input"), seen = function (e) { var q = e \&\& e.getBoundingClientRect(); return !!q \&\& q.width > 0 \&\& q.height > 0 \&\& q.left >= 0 \&\& q.right <= 1280; }, out = []; out.push("sidebar=" + (!!r \&\& getComputedStyle(sb).display !== "none" \&\& r.width >= 150 \&\& r.left >= 0 \&\& r.right <= 1280)); out.push("beside=" + (!!r \&\& !!hr \&\& hr.left >= r.right)); out.push("current=" + (cur ? cur.getAttribute("href") : "none")); out.push("search=" + seen(si)); ["prev", "next"].forEach(function (k) { var a = document.querySelector(".pagenav.top a." + k); out.push(k + "=" + (a \&\& seen(a) ? a.getAttribute("href") : "none")); }); document.body.setAttribute("data-check", out.join(" ")); })();</script></body>|' \
+			"$out/lab-05.html" >"$out/.wide-lab-05.html"
+		got=$(dump "file://$out/.wide-lab-05.html" 1280 | grep -oE 'data-check="[^"]*"')
+		rm -f "$out/.wide-lab-05.html"
+		t_expect "1280 px wide: chapter 5's sidebar, search box and previous/next links are drawn" \
+			'data-check="sidebar=true beside=true current=lab-05.html search=true prev=lab-04.html next=lab-06.html"' "$got"
 	fi
 	# At 390 px wide (a phone), with the answers unfolded, no page is wider
 	# than the screen: tables and code scroll in their own boxes.
