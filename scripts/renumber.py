@@ -20,6 +20,7 @@ these forms only, keeping each number's width:
   make solution-3
   TODO 16.3 (a skeleton's steps)
   capture: 03 done, lab-section: 16 Questions (the book's directives)
+  NEEDS_STEP=15 (lab.conf: step N is the kernel of lab N's answer)
   NN-NAME and 00-NN-NAME when a tracked file or folder has that name
   (labs/03-chown-setgid, solutions/03-*.patch), capture: 03 done
 
@@ -44,6 +45,8 @@ FORMS = [
     re.compile(r"(?<![A-Za-z0-9_])(?P<w>lab-|lab|solution-|LAB=|lab=)(?P<n>\d{1,2})(?![\d.]\d)(?!\d)"),
     # TODO 16.3 (a user-space skeleton's steps)
     re.compile(r"(?P<w>TODO )(?P<n>\d{1,2})(?=\.[\dN])"),
+    # the kernel step a lab's check needs (lab.conf): step N is lab N's answer
+    re.compile(r"(?P<w>NEEDS_STEP=)(?P<n>\d{1,2})(?!\d)"),
     # the book's directives: capture: 03 done, lab-section: 16 Questions
     re.compile(r"(?P<w>capture: )(?P<n>\d{1,2})(?= (?:start|done))"),
     re.compile(r"(?P<w>lab-section: )(?P<n>\d{1,2})(?= )"),
