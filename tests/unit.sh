@@ -144,8 +144,8 @@ t_grep "make help lists LAB= for make check" 'make check .*LAB=N' "$(make -s -C 
 )
 
 out=$("$top/scripts/lab.sh" start 7 2>&1)
-t_grep "no such lab: a clear error" 'there is no lab 8:' "$out"
-t_expect "no such lab: no branch made" "" "$(g branch --list 'student/lab-08')"
+t_grep "no such lab: a clear error" 'there is no lab 7:' "$out"
+t_expect "no such lab: no branch made" "" "$(g branch --list 'student/lab-07')"
 
 # --- guest-side KTAP helpers ---------------------------------------------
 out=$(sh -c ". '$top/guest-rootfs/lib/ktap.sh'; ktap_plan 2; expect one 'x=1*' echo x=12; expect two 'y' sh -c 'echo nope; exit 3'; ktap_done" 2>&1)
