@@ -16,7 +16,8 @@ book/captures/...). Texts are rewritten in every tracked text file, in
 these forms only, keeping each number's width:
 
   lab 3, Lab 03, labs 3 and 4, labs 3, 5 to 7, LAB 3:, chapter 3, Ch. 3
-  lab-03-start, lab-3, check-lab-03.ktap, lab03, /tmp/lab15, LAB=3, lab=3
+  lab-03-start, lab-3, check-lab-03.ktap, lab03, /tmp/lab15, LAB=3, lab=3,
+  make solution-3
   TODO 16.3 (a skeleton's steps)
   capture: 03 done, lab-section: 16 Questions (the book's directives)
   NN-NAME and 00-NN-NAME when a tracked file or folder has that name
@@ -39,8 +40,8 @@ FORMS = [
     # lab 3 / labs 3 and 4 / labs 3, 5 to 7 / LAB 3 / chapter 3 / Ch. 3
     re.compile(r"\b(?P<w>[Ll]abs?|LABS?|[Cc]hapters?|Ch\.) (?P<n>\d{1,2}(?:(?:, | and | or | to "
                r"| through |-|\u2013)\d{1,2})*)(?![\d.]\d|/\d)"),
-    # lab-03-start, make lab-3, lab03, /tmp/lab15, LAB=3, lab=3
-    re.compile(r"(?<![A-Za-z0-9_])(?P<w>lab-|lab|LAB=|lab=)(?P<n>\d{1,2})(?![\d.]\d)(?!\d)"),
+    # lab-03-start, make lab-3, make solution-3, lab03, /tmp/lab15, LAB=3, lab=3
+    re.compile(r"(?<![A-Za-z0-9_])(?P<w>lab-|lab|solution-|LAB=|lab=)(?P<n>\d{1,2})(?![\d.]\d)(?!\d)"),
     # TODO 16.3 (a user-space skeleton's steps)
     re.compile(r"(?P<w>TODO )(?P<n>\d{1,2})(?=\.[\dN])"),
     # the book's directives: capture: 03 done, lab-section: 16 Questions

@@ -36,6 +36,7 @@ class Mapping(unittest.TestCase):
             ("labs 1, 2 and 16; Chapters 2-4; Ch. 2", "labs 1, 3 and 17; Chapters 3-5; Ch. 3"),
             ("lab-02-start, make lab-2, check-lab-02.ktap", "lab-03-start, make lab-3, check-lab-03.ktap"),
             ("/tmp/lab02 lab16-good.patch LAB=2 lab=2", "/tmp/lab03 lab17-good.patch LAB=3 lab=3"),
+            ("make solution-2, solution/lab-02", "make solution-3, solution/lab-03"),
             ("labs/02-unpriv-clone/check kernel-steps/00-02-fork-userns-needs-global-caps.patch",
              "labs/03-unpriv-clone/check kernel-steps/00-03-fork-userns-needs-global-caps.patch"),
             ("solutions/02-*.patch <!-- capture: 02 start --> 02-start.txt",
