@@ -39,7 +39,8 @@ static pid_t child_saying(const char *who, int gate)
 static int do_unshare(void)
 {
 	pid_t self = getpid(), init, second;
-	int gate[2];
+	int gate[2], ready[2];
+	char go;
 
 	printf("pid before unshare: %d\n", (int)self);
 	if (unshare(CLONE_NEWPID) < 0) {
@@ -51,7 +52,7 @@ static int do_unshare(void)
 	       getpid() == self ? "unchanged" : "changed");
 
 	/* the first child is the new namespace's init; it waits for us */
-	if (pipe(gate))
+	if (pipe(gate) || pipe(ready))
 		ulab_die("pipe");
 	fflush(stdout);
 	init = fork();
@@ -60,16 +61,17 @@ static int do_unshare(void)
 		return 1;
 	}
 	if (init == 0) {
-		char go;
-
 		close(gate[1]);
 		printf("first child's pid inside: %d\n", (int)getpid());
 		fflush(stdout);
-		if (read(gate[0], &go, 1) != 1)
+		if (write(ready[1], "r", 1) != 1 || read(gate[0], &go, 1) != 1)
 			_exit(3);
 		_exit(0);
 	}
 	close(gate[0]);
+	close(ready[1]);
+	if (read(ready[0], &go, 1) != 1)	/* init has spoken */
+		ulab_die("read");
 	second = child_saying("second child's", -1);
 	if (second < 0)
 		ulab_fail("fork (second child)");
