@@ -434,7 +434,7 @@ else
 		got=$(dump "file://$out/.wide-lab-06.html" 1280 | grep -oE 'data-check="[^"]*"')
 		rm -f "$out/.wide-lab-06.html"
 		t_expect "1280 px wide: chapter 6's sidebar, search box and previous/next links are drawn" \
-			'data-check="sidebar=true beside=true current=lab-06.html search=true prev=lab-04.html next=lab-07.html"' "$got"
+			'data-check="sidebar=true beside=true current=lab-06.html search=true prev=lab-05.html next=lab-07.html"' "$got"
 	fi
 	# At 390 px wide (a phone), with the answers unfolded, no page is wider
 	# than the screen: tables and code scroll in their own boxes.

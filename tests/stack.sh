@@ -97,14 +97,16 @@ t_expect "a commit out of apply-steps.sh's order: export fails" 1 "$rc"
 t_grep "... and says why" "comes after .* before it in apply-steps.sh's order" "$out"
 t_expect "... and writes nothing" "" "$(changed)"
 
-# named as a new last patch: written, and nothing else changes
-"$TOP/scripts/stack.sh" name "$(git -C "$w" rev-parse HEAD)" solutions/16-stack-test.patch >/dev/null 2>&1
+# named as a new last patch, a patch of the last lab: written, and nothing
+# else changes
+tp=solutions/$(lab_num "$(lab_dirs | tail -1)")-stack-test.patch
+"$TOP/scripts/stack.sh" name "$(git -C "$w" rev-parse HEAD)" "$tp" >/dev/null 2>&1
 out=$(export_course)
 rc=$?
 t_expect "a new commit, named: export succeeds" 0 "$rc"
-t_expect "... writing its file (and the reworded one)" "kernel-steps/$first solutions/16-stack-test.patch " "$(changed)"
+t_expect "... writing its file (and the reworded one)" "kernel-steps/$first $tp " "$(changed)"
 t_grep "... which is the commit's patch" '^\+/\* userns-labs stack test \*/' \
-	"$(cat "$S/course/solutions/16-stack-test.patch" 2>/dev/null)"
+	"$(cat "$S/course/$tp" 2>/dev/null)"
 
 # a course patch no commit names is removed by the export: the stack
 # without its test commit and lab 16's answer
