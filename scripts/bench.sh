@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Figures, not assertions: how long the things a student waits for take.
 #   cold    import + steps + first build (empty ccache) + boot + lab 1 result
-#   edit    at lab 1 and lab 15 (BENCH_LABS): make check with nothing
+#   edit    at lab 1 and lab 16 (BENCH_LABS): make check with nothing
 #           changed (x3); then add a function to the .c file the lab marks,
 #           rebuild, boot, check (x3); with ONLY=1, the lab's check alone
 #   boot    boot to the end of the KTAP output (x5)
@@ -79,7 +79,7 @@ edit_bench() {
 }
 if [[ " $what " == *" edit "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
-	for n in ${BENCH_LABS:-01 15}; do edit_bench "$n"; done
+	for n in ${BENCH_LABS:-01 16}; do edit_bench "$n"; done
 	kgit checkout -q -f student/lab-01
 fi
 

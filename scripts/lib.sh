@@ -124,7 +124,7 @@ tree_dirt() {
 	kgit status --porcelain --untracked-files=all --ignored=matching 2>/dev/null
 }
 
-# Where the tree is, in words: "lab 12 start + 1 commit", "lab 3 done",
+# Where the tree is, in words: "lab 13 start + 1 commit", "lab 3 done",
 # or the short commit id when no lab tag is near.
 tree_where() {
 	local d tag n k

@@ -428,18 +428,18 @@ else
 	# At 1280 px (a laptop), a chapter: the sidebar is on screen beside the
 	# text (not over it), has the search box and marks this chapter, and the
 	# previous/next links are drawn and lead to the chapters on either side.
-	if [ -f "$out/lab-05.html" ]; then
+	if [ -f "$out/lab-06.html" ]; then
 		sed 's|</body>|<script>(function () { var sb = document.getElementById("sidebar"), r = sb ? sb.getBoundingClientRect() : null, h = document.querySelector("main h1, h1"), hr = h ? h.getBoundingClientRect() : null, cur = sb ? sb.querySelector("li.current > a") : null, si = document.getElementById("search-input"), seen = function (e) { var q = e \&\& e.getBoundingClientRect(); return !!q \&\& q.width > 0 \&\& q.height > 0 \&\& q.left >= 0 \&\& q.right <= 1280; }, out = []; out.push("sidebar=" + (!!r \&\& getComputedStyle(sb).display !== "none" \&\& r.width >= 150 \&\& r.left >= 0 \&\& r.right <= 1280)); out.push("beside=" + (!!r \&\& !!hr \&\& hr.left >= r.right)); out.push("current=" + (cur ? cur.getAttribute("href") : "none")); out.push("search=" + seen(si)); ["prev", "next"].forEach(function (k) { var a = document.querySelector(".pagenav.top a." + k); out.push(k + "=" + (a \&\& seen(a) ? a.getAttribute("href") : "none")); }); document.body.setAttribute("data-check", out.join(" ")); })();</script></body>|' \
-			"$out/lab-05.html" >"$out/.wide-lab-05.html"
-		got=$(dump "file://$out/.wide-lab-05.html" 1280 | grep -oE 'data-check="[^"]*"')
-		rm -f "$out/.wide-lab-05.html"
-		t_expect "1280 px wide: chapter 5's sidebar, search box and previous/next links are drawn" \
-			'data-check="sidebar=true beside=true current=lab-05.html search=true prev=lab-04.html next=lab-06.html"' "$got"
+			"$out/lab-06.html" >"$out/.wide-lab-06.html"
+		got=$(dump "file://$out/.wide-lab-06.html" 1280 | grep -oE 'data-check="[^"]*"')
+		rm -f "$out/.wide-lab-06.html"
+		t_expect "1280 px wide: chapter 6's sidebar, search box and previous/next links are drawn" \
+			'data-check="sidebar=true beside=true current=lab-06.html search=true prev=lab-05.html next=lab-07.html"' "$got"
 	fi
 	# At 390 px wide (a phone), with the answers unfolded, no page is wider
 	# than the screen: tables and code scroll in their own boxes.
 	wide=""
-	for p in course-map lab-13 appendix-a; do
+	for p in course-map lab-14 appendix-a; do
 		[ -f "$out/$p.html" ] || continue
 		# (headless chromium's window is at least 500 px wide: the page is
 		# made 390 px wide, and its body must not be wider)
@@ -450,7 +450,7 @@ else
 		[ "${w:-9999}" -le 390 ] || wide="$wide $p.html(${w:-?}px)"
 	done
 	if [ -z "$wide" ]; then
-		t_ok "390 px wide: no page is wider than the screen (course map, chapter 13, appendix A)"
+		t_ok "390 px wide: no page is wider than the screen (course map, chapter 14, appendix A)"
 	else
 		t_fail "390 px wide: a page is wider than the screen:$wide"
 	fi

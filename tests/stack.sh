@@ -89,7 +89,7 @@ t_expect "a commit with no file: export fails" 1 "$rc"
 t_grep "... and names the commit and the command that names it" 'a commit the stack does not know: no file \(scripts/stack.sh name' "$out"
 t_expect "... and writes nothing" "" "$(changed)"
 
-# named out of order (a lab 1 scaffold after lab 15's answer): refused
+# named out of order (a lab 1 scaffold after lab 16's answer): refused
 "$TOP/scripts/stack.sh" name "$(git -C "$w" rev-parse HEAD)" kernel-steps/01-late-scaffold.patch >/dev/null 2>&1
 out=$(export_course)
 rc=$?
@@ -97,18 +97,20 @@ t_expect "a commit out of apply-steps.sh's order: export fails" 1 "$rc"
 t_grep "... and says why" "comes after .* before it in apply-steps.sh's order" "$out"
 t_expect "... and writes nothing" "" "$(changed)"
 
-# named as a new last patch: written, and nothing else changes
-"$TOP/scripts/stack.sh" name "$(git -C "$w" rev-parse HEAD)" solutions/16-stack-test.patch >/dev/null 2>&1
+# named as a new last patch, a patch of the last lab: written, and nothing
+# else changes
+tp=solutions/$(lab_num "$(lab_dirs | tail -1)")-stack-test.patch
+"$TOP/scripts/stack.sh" name "$(git -C "$w" rev-parse HEAD)" "$tp" >/dev/null 2>&1
 out=$(export_course)
 rc=$?
 t_expect "a new commit, named: export succeeds" 0 "$rc"
-t_expect "... writing its file (and the reworded one)" "kernel-steps/$first solutions/16-stack-test.patch " "$(changed)"
+t_expect "... writing its file (and the reworded one)" "kernel-steps/$first $tp " "$(changed)"
 t_grep "... which is the commit's patch" '^\+/\* userns-labs stack test \*/' \
-	"$(cat "$S/course/solutions/16-stack-test.patch" 2>/dev/null)"
+	"$(cat "$S/course/$tp" 2>/dev/null)"
 
 # a course patch no commit names is removed by the export: the stack
-# without its test commit and lab 15's answer
-last=$(basename "$(printf '%s\n' "$SOLUTIONS_DIR"/15-*.patch | head -1)")
+# without its test commit and lab 16's answer
+last=$(basename "$(printf '%s\n' "$SOLUTIONS_DIR"/16-*.patch | head -1)")
 git -C "$w" reset -q --hard HEAD~2
 copy
 out=$(export_course)

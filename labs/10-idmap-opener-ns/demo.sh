@@ -1,6 +1,0 @@
-#!/bin/sh
-# What lab 10 is about, shown in the guest (used for the book's captures).
-echo '$ idmap-opener -r | grep uid_map   # as root: siblings A and B'
-idmap-opener -r | grep uid_map
-echo '$ idmap-opener -w                  # as root: C and its child G'
-idmap-opener -w

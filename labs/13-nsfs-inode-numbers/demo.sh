@@ -1,0 +1,6 @@
+#!/bin/sh
+# What lab 13 is about, shown in the guest (used for the book's captures).
+echo '$ nsino uts                    # as root'
+nsino uts
+echo '$ ls -l /proc/self/ns/'
+ls -l /proc/self/ns/ | sed 's/.* \([a-z_]* -> \)/\1/'
