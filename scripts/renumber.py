@@ -102,7 +102,7 @@ def rewrite(text, m, stems):
 
     def prefix(mo):
         z, n, rest = mo.group("z") or "", mo.group("n"), mo.group("rest")
-        if rest != "*" and not any(s == z + n + "-" + rest for s in stems):
+        if rest != "*" and z + n + "-" + rest not in stems:
             return mo.group(0)
         return z + renum(n, m) + "-" + rest
     return PREFIX.sub(prefix, text)
@@ -114,7 +114,7 @@ def stems_of(paths):
     out = set()
     for p in paths:
         for c in p.split("/"):
-            if PREFIX.fullmatch(c.split(".")[0]) or PREFIX.match(c):
+            if PREFIX.match(c):
                 out.add(c)
                 out.add(c.split(".")[0])
     return out
