@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Figures, not assertions: how long the things a student waits for take.
 #   cold    import + steps + first build (empty ccache) + boot + lab 1 result
-#   edit    at lab 1 and lab 16 (BENCH_LABS): make check with nothing
+#   edit    at lab 1 and lab 17 (BENCH_LABS): make check with nothing
 #           changed (x3); then add a function to the .c file the lab marks,
 #           rebuild, boot, check (x3); with ONLY=1, the lab's check alone
 #   boot    boot to the end of the KTAP output (x5)

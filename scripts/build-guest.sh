@@ -27,7 +27,7 @@ compile() {
 }
 
 # What a demo may include besides its own file: the shared header, and the
-# reference programs of user-space labs (labs/17-*/container-ref.c).
+# reference programs of user-space labs (labs/18-*/container-ref.c).
 newest_dep=$(ls -t "$TOP"/labs/lib/*.h "$TOP"/solutions/*/*.c 2>/dev/null | head -1)
 for src in "$TOP"/guest-rootfs/tools/*.c; do compile "$src"; done
 while read -r dir; do

@@ -333,7 +333,7 @@ export GUEST_DIR=$G/guest
 # LAB=N: a number, and nothing else reaches the shell's arithmetic
 valid_lab() {
 	case $1 in
-	'' | *[!0-9]*) die "LAB must be a lab number (1 to 17), not '$1'" ;;
+	'' | *[!0-9]*) die "LAB must be a lab number (1 to 18), not '$1'" ;;
 	esac
 	lab_dir "$1" >/dev/null || die "there is no lab $1 (see labs/README.md)"
 }

@@ -78,13 +78,13 @@ t_expect "panic3: the points done before the panic are in the results" "2 $plan1
 # (with every earlier lab's check: a longer boot than lab 1's, given room
 # enough for a loaded machine; only a hang would wait for all of it)
 boot16=$((GRADE_BOOT_TIMEOUT * 5))
-LAB=17 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab17-good PASS 'score: +20.00 / 20'
-LAB=17 GRADE_BOOT_TIMEOUT=$boot16 expect_result tamper FAIL 'lab 17  FAIL'
+LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-good PASS 'score: +20.00 / 20'
+LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result tamper FAIL 'lab 18  FAIL'
 # W13: a container.c that makes no namespace and prints what the old check
 # looked for: the check looks at the container from outside
-LAB=17 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab17-fake FAIL 'score: +0.00 / 20'
-# a do-nothing lab 17 (the skeleton, one comment added) scores 0
-LAB=17 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab17-nothing FAIL 'score: +0.00 / 20'
+LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-fake FAIL 'score: +0.00 / 20'
+# a do-nothing lab 18 (the skeleton, one comment added) scores 0
+LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-nothing FAIL 'score: +0.00 / 20'
 # scores count the lab's own work: a do-nothing lab 1 scores 0 (the
 # staircase shows it for every kernel lab, from lab-NN-start's results)
 expect_result nothing FAIL 'score: +0.00 / 10'

@@ -89,7 +89,7 @@ t_expect "a commit with no file: export fails" 1 "$rc"
 t_grep "... and names the commit and the command that names it" 'a commit the stack does not know: no file \(scripts/stack.sh name' "$out"
 t_expect "... and writes nothing" "" "$(changed)"
 
-# named out of order (a lab 1 scaffold after lab 16's answer): refused
+# named out of order (a lab 1 scaffold after lab 17's answer): refused
 "$TOP/scripts/stack.sh" name "$(git -C "$w" rev-parse HEAD)" kernel-steps/01-late-scaffold.patch >/dev/null 2>&1
 out=$(export_course)
 rc=$?
@@ -109,8 +109,8 @@ t_grep "... which is the commit's patch" '^\+/\* userns-labs stack test \*/' \
 	"$(cat "$S/course/$tp" 2>/dev/null)"
 
 # a course patch no commit names is removed by the export: the stack
-# without its test commit and lab 16's answer
-last=$(basename "$(printf '%s\n' "$SOLUTIONS_DIR"/16-*.patch | head -1)")
+# without its test commit and lab 17's answer
+last=$(basename "$(printf '%s\n' "$SOLUTIONS_DIR"/17-*.patch | head -1)")
 git -C "$w" reset -q --hard HEAD~2
 copy
 out=$(export_course)
