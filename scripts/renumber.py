@@ -221,6 +221,12 @@ def run(op, args, top, dry=False, out=sys.stdout):
         out.write("review: %d lines say %d, the last lab's number, in no form this tool "
                   "knows (a count, a range, a step?):\n" % (len(hits), count))
         out.writelines("  %s\n" % h for h in hits)
+    if not dry and changed:
+        # A patch whose text changed (LAB 15: became LAB 16:) still names the
+        # blobs of its old text on its index lines: git am applies it, but the
+        # export test wants what format-patch writes.
+        out.write("then: make tree && make stack FORCE=1 && make export-stack "
+                  "(the renumbered patches' index lines)\n")
     return 0
 
 
