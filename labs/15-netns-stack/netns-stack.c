@@ -126,10 +126,16 @@ static void credentials(void)
 	if (!ret)
 		scm_show(sv[1]);
 
-	/* a child names its parent's pid: in a PID namespace of our own, 1 */
+	/*
+	 * A child names its parent's pid: in a PID namespace of our own, 1.
+	 * It first makes a PID namespace for children it will never have:
+	 * its own stays the one the pid is read in, and that one decides.
+	 */
 	fflush(stdout);
 	kid = fork();
 	if (kid == 0) {
+		report("unshare(CLONE_NEWPID), for children to come",
+		       ret_errno(unshare(CLONE_NEWPID)));
 		ret = scm_send(sv[0], getppid(), 0, 0);
 		report("scm: the parent's pid, uid 0, gid 0", ret);
 		_exit(ret ? 1 : 0);
