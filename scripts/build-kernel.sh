@@ -51,6 +51,11 @@ if [ ! -f "$OBJ_DIR/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
 		case $line in CONFIG_*=y) grep -qx "$line" "$OBJ_DIR/.config" || missing="$missing ${line%=y}" ;; esac
 	done < <(cat "${frags[@]}")
 	[ -z "$missing" ] || warn "not set in .config after merging:$missing"
+	# kbuild makes auto.conf again from .config only when .config is the
+	# newer of the two, and an obj dir copied with copy_obj has every file
+	# of one time (its touch below comes after this): without auto.conf,
+	# kbuild must make it, and builds what the new options add.
+	rm -f "$OBJ_DIR/include/config/auto.conf"
 	echo "$want" >"$stamp"
 fi
 
