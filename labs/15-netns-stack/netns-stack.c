@@ -60,54 +60,28 @@ static int ret_errno(int ret)
 static int scm_send(int sock, pid_t pid, uid_t uid, gid_t gid)
 {
 	struct ucred cred = { .pid = pid, .uid = uid, .gid = gid };
-	char byte = 'c';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(cred))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_CREDENTIALS;
-	c->cmsg_len = CMSG_LEN(sizeof(cred));
-	memcpy(CMSG_DATA(c), &cred, sizeof(cred));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+	return ulab_send_cmsg(sock, SCM_CREDENTIALS, &cred, sizeof(cred));
 }
 
 /* Receive one message and print the credentials it came with. */
 static void scm_show(int sock)
 {
 	struct ucred cred;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(cred))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
+	int ret = ulab_recv_cmsg(sock, SCM_CREDENTIALS, &cred, sizeof(cred),
+				 MSG_DONTWAIT);
 
-	if (recvmsg(sock, &msg, MSG_DONTWAIT) != 1) {
+	if (ret < 0) {
+		errno = -ret;
 		ulab_fail("recvmsg");
 		return;
 	}
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_CREDENTIALS) {
+	if (!ret)
 		printf("%sreceived: no credentials\n", where);
-	} else {
-		memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+	else
 		printf("%sreceived: pid %d uid %u gid %u\n", where,
 		       (int)cred.pid, (unsigned int)cred.uid,
 		       (unsigned int)cred.gid);
-	}
 	fflush(stdout);
 }
 

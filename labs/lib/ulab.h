@@ -120,51 +120,81 @@ static inline int ulab_map_self(pid_t pid)
 	return ulab_write_map(pid, "gid_map", map);
 }
 
-/* Pass an open file descriptor over a unix socket (SCM_RIGHTS). */
-static inline int ulab_send_fd(int sock, int fd)
+/* The largest control message the demos pass: a descriptor or a struct ucred. */
+#define ULAB_CMSG_MAX 16
+
+/*
+ * Send one byte over a unix socket with one SOL_SOCKET control message of
+ * TYPE (SCM_RIGHTS, SCM_CREDENTIALS) carrying LEN bytes of DATA.
+ * Returns 0, or -errno.
+ */
+static inline int ulab_send_cmsg(int sock, int type, const void *data,
+				 size_t len)
 {
-	char byte = 'f';
+	char byte = 'c';
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(ULAB_CMSG_MAX)];
 	} u;
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+		.msg_control = u.buf, .msg_controllen = CMSG_SPACE(len),
 	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 
+	if (len > ULAB_CMSG_MAX)
+		return -EINVAL;
+	memset(&u, 0, sizeof(u));
 	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
 }
 
-/* Receive a descriptor sent by ulab_send_fd(); -1 on failure. */
-static inline int ulab_recv_fd(int sock)
+/*
+ * Receive one byte sent by ulab_send_cmsg(), with recvmsg(2)'s FLAGS, and
+ * copy the LEN bytes of its control message of TYPE into DATA. Returns 1
+ * when that message came, 0 when the byte came without it, or -errno.
+ */
+static inline int ulab_recv_cmsg(int sock, int type, void *data, size_t len,
+				 int flags)
 {
 	char byte;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(ULAB_CMSG_MAX)];
 	} u;
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
 	};
 	struct cmsghdr *c;
-	int fd;
 
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
+	if (recvmsg(sock, &msg, flags) != 1)
+		return -errno;
 	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
+	if (!c || c->cmsg_type != type || c->cmsg_len != CMSG_LEN(len))
+		return 0;
+	memcpy(data, CMSG_DATA(c), len);
+	return 1;
+}
+
+/* Pass an open file descriptor over a unix socket (SCM_RIGHTS). */
+static inline int ulab_send_fd(int sock, int fd)
+{
+	return ulab_send_cmsg(sock, SCM_RIGHTS, &fd, sizeof(fd)) ? -1 : 0;
+}
+
+/* Receive a descriptor sent by ulab_send_fd(); -1 on failure. */
+static inline int ulab_recv_fd(int sock)
+{
+	int fd = -1;
+
+	return ulab_recv_cmsg(sock, SCM_RIGHTS, &fd, sizeof(fd), 0) == 1 ?
+		fd : -1;
 }
 
 /* Print the ids of the calling process, prefixed by WHO. */
