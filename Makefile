@@ -12,7 +12,13 @@ override SUB := $(value SUB)
 override DIR := $(value DIR)
 override LAB := $(value LAB)
 override TAG := $(value TAG)
+# KERNEL=6.12: the course on Debian 13's kernel (default: the one installed;
+# make lab-N KERNEL=... remembers it). Checked by scripts/lib.sh.
+override KERNEL := $(value KERNEL)
 export SUB DIR LAB TAG
+ifneq ($(KERNEL),)
+export KERNEL
+endif
 DEPS = $(S)/deps.sh
 
 .PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
@@ -120,4 +126,6 @@ course-map: ## regenerate labs/README.md from every lab.conf
 
 clean: ## remove build outputs (never build/linux, which holds your work)
 	rm -rf build/obj build/obj-gdb build/guest build/logs build/test build/test-stack build/gdbtest build/book build/grade build/conformance
+	rm -rf build/6.12/obj build/6.12/obj-gdb build/6.12/guest build/6.12/logs build/6.12/test build/6.12/test-stack build/6.12/grade build/6.12/conformance
 	git -C build/linux worktree prune 2>/dev/null || true
+	git -C build/6.12/linux worktree prune 2>/dev/null || true

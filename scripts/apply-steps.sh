@@ -35,7 +35,7 @@ apply() {
 			git -C "$wt" am --abort >/dev/null 2>&1 || true
 			printf '%serror:%s the patch %s does not apply:\n' "$C_RED" "$C_OFF" "${p#"$TOP"/}" >&2
 			printf '%s\n' "$out" | grep -v '^hint:' | head -15 | sed 's/^/    /' >&2
-			printf 'No tag was changed. Fix the patch (or the kernel source version, see kernel-steps/BASE) and run again.\n' >&2
+			printf 'No tag was changed. Fix the patch (or the kernel source version, see %s/BASE) and run again.\n' "${STEPS_DIR#"$TOP"/}" >&2
 			exit 1
 		fi
 	done

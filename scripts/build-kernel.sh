@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configure (tinyconfig + kernel-steps/config.fragment) and build the kernel
+# Configure (tinyconfig + kernel-steps/config.fragment, on either base) and build the kernel
 # out of tree with ccache. The compiler's first errors are shown on failure.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -140,6 +140,8 @@ start=$(date +%s)
 counts=$LOG_DIR/objects-$(basename "$OBJ_DIR")
 cold=
 [ -f "$OBJ_DIR/vmlinux" ] || cold=--save
+# with no count kept, the base's (its BASE file: objects=)
+obj_est=${OBJ_ESTIMATE:-$(base_info objects)}
 rc=0
 set -o pipefail
 if [ -n "$fast" ]; then
@@ -156,7 +158,7 @@ if [ -n "$fast" ]; then
 	} 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" --expect 0 || rc=$?
 else
 	"${MAKE[@]}" vmlinux 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" \
-		--count-file "$counts" --expect "${OBJ_ESTIMATE:-1420}" $cold || rc=$?
+		--count-file "$counts" --expect "${obj_est:-0}" $cold || rc=$?
 fi
 set +o pipefail
 if [ "$rc" -ne 0 ]; then

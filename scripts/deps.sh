@@ -2,7 +2,8 @@
 # Make sure the Debian packages the course needs are installed. As root they
 # are installed; otherwise the exact apt-get line is printed and we stop.
 #   deps.sh           what a student needs (make lab-N, make check, make boot)
-#   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, gdb, ...)
+#   deps.sh --test    also what 'make test' needs (shellcheck, pandoc, chromium, gdb,
+#                     the kernel source of every base: make test runs both)
 #   deps.sh --fresh   also what 'make test-fresh' needs (debootstrap)
 #   deps.sh --gdb     also what 'make gdb' needs (gdb, tmux)
 #   deps.sh --pdf     also what 'make book-pdf' needs (weasyprint)
@@ -18,7 +19,8 @@ set -eu
 
 # COMMAND     PACKAGE            SET    (who runs it)
 DEPS_TABLE='
--             linux-source-6.1   lab    the kernel source (/usr/src/linux-source-6.1.tar.xz)
+-             linux-source-6.1   base   the kernel source of base 6.1 (/usr/src/linux-source-6.1.tar.xz)
+-             linux-source-6.12  base   the kernel source of base 6.12 (Debian 13; Debian 12: bookworm-security)
 gcc           gcc                lab    the kernel build, the guest tools, the demos
 -             libc6-dev          lab    static libc for the guest programs
 make          make               lab    every target
@@ -53,10 +55,22 @@ munged        munge              slurm  make test-slurm (authentication for Slur
 
 table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep -v '^ *$' | cut -d' ' -f1-3; }
 
+# The set "base": the kernel source of the base in use (KERNEL, lib.sh);
+# make test's sets take every base's.
+base_pkgs() {
+	local b
+	if [ "${1:-}" = all ]; then
+		for b in $BASES; do printf 'linux-source-%s\n' "$b"; done
+	else
+		printf 'linux-source-%s\n' "$KERNEL"
+	fi
+}
+
+bases=
 case ${1:-} in
 --table) table; exit 0 ;;
---test) sets="lab test gdb" ;;
---fresh) sets="lab test fresh gdb" ;;
+--test) sets="lab test gdb" bases=all ;;
+--fresh) sets="lab test fresh gdb" bases=all ;;
 --gdb) sets="lab gdb" ;;
 --pdf) sets="lab test pdf" ;;
 --slurm) sets="lab slurm" ;;
@@ -64,7 +78,7 @@ case ${1:-} in
 *) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--pdf|--slurm|--table])" ;;
 esac
 
-pkgs=""
+pkgs=$(base_pkgs "${bases:-}" | tr '\n' ' ')
 for s in $sets; do
 	pkgs="$pkgs $(table | awk -v s="$s" '$3 == s { print $2 }' | tr '\n' ' ')"
 done

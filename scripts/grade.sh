@@ -290,6 +290,7 @@ $(why_no_apply "$d" "$p")"
 	rm -rf -- "$tmpd"
 
 	fact kernel "$kver"
+	fact base "$KERNEL ($(base_line))"
 	fact status "$status"
 	fact detail "$detail"
 	py finish "$facts" "$out" || grader_error "the result files of $name could not be written"

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Import Debian's linux-source-6.1 tarball as a git repository (tag 'distro').
+# Import the base's Debian kernel source tarball (linux-source-6.1, or
+# linux-source-6.12 with KERNEL=6.12) as a git repository (tag 'distro').
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-base_version() { sed -n 's/^version=//p' "$TOP/kernel-steps/BASE"; }
+pkg=$(base_info package)
+[ -n "$pkg" ] || die "$STEPS_DIR/BASE names no package: the base $KERNEL has no steps here"
+base_version() { base_info version; }
 # how many members the tarball and files its tree hold (for the progress line)
-base_count() { sed -n "s/^$1=//p" "$TOP/kernel-steps/BASE"; }
+base_count() { base_info "$1"; }
 
 installed_version() {
-	dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo unknown
+	dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown
 }
 
 version_note() {
@@ -16,7 +19,7 @@ version_note() {
 	want=$(base_version)
 	have=$(installed_version)
 	if [ "$have" != "$want" ]; then
-		warn "the steps were written on linux-source-6.1 $want; this machine has $have."
+		warn "the steps were written on $pkg $want; this machine has $have."
 		warn "they are applied with 'git am -3'; if one does not apply, the error names it."
 	fi
 }
@@ -26,7 +29,7 @@ if [ -d "$KERNEL_DIR/.git" ] && kgit rev-parse -q --verify refs/tags/distro >/de
 	exit 0
 fi
 
-[ -f "$TARBALL" ] || die "$TARBALL not found: install Debian's kernel source with 'apt-get install linux-source-6.1' (or run 'make deps' as root)"
+[ -f "$TARBALL" ] || die "$TARBALL not found: install Debian's kernel source with 'apt-get install $pkg' (or run 'make deps' as root)"
 [ ! -e "$KERNEL_DIR" ] || die "$KERNEL_DIR exists but is not an imported tree (no git tag 'distro'). Move it away, then run again."
 
 version_note
@@ -53,7 +56,7 @@ set +o pipefail
 ver=$(installed_version)
 GIT_AUTHOR_NAME="Debian kernel team" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org" \
 	GIT_AUTHOR_DATE="$GIT_COMMITTER_DATE" \
-	git -C "$tmp" commit -q -m "Debian linux-source-6.1 $ver" \
+	git -C "$tmp" commit -q -m "Debian $pkg $ver" \
 	-m "Imported byte for byte from $(basename "$TARBALL") by userns-labs."
 git -C "$tmp" tag distro
 git -C "$tmp" checkout -q --detach distro

@@ -180,12 +180,36 @@ here_path() {
 	esac
 }
 
+# the other bases, and how to go to one: ", other: 6.12 (make status KERNEL=6.12)"
+other_bases() {
+	local b list=""
+	for b in $BASES; do
+		[ "$b" = "$KERNEL" ] && continue
+		if [ -e "$TOP/build$(base_sub "$b" | sed "s#^#/#")/linux/.git" ]; then
+			list="$list, also imported: $b (make status KERNEL=$b)"
+		else
+			list="$list, other: $b (make lab-1 KERNEL=$b)"
+		fi
+	done
+	printf '%s' "$list"
+}
+
+# make lab-N KERNEL=B: the base is remembered for the commands after it
+remember_base() {
+	[ -n "$KERNEL_GIVEN" ] || return 0
+	mkdir -p "$TOP/build"
+	[ "$(base_remembered)" = "$KERNEL" ] && return 0
+	echo "$KERNEL" >"$TOP/build/KERNEL"
+	info "kernel base $KERNEL remembered (build/KERNEL): make check, make status, ... use it; make lab-N KERNEL=... changes it"
+}
+
 # make status: where the tree is, then one row per lab
 status() {
 	local cur br on n dir title commits last res hints mark f when
 	need_kernel_tree
 	br=$(kgit symbolic-ref --short -q HEAD || echo "no branch (detached)")
 	on=$(current_lab || true)
+	printf 'kernel base: %s (%s)%s\n' "$KERNEL" "$(base_line)" "$(other_bases)"
 	printf 'kernel tree: %s, on %s (%s)\n' "$(here_path "$KERNEL_DIR")" "$br" "$(tree_where)"
 	cur=$(tree_dirt)
 	if [ -z "$cur" ]; then
@@ -229,6 +253,7 @@ shift || true
 case $cmd in
 start)
 	n=$(lab_num_checked "${1:-}" "make lab-1")
+	remember_base
 	prepare
 	switch_to "student/lab-$n" "lab-$n-start"
 	# how the labs chain: say it where the student starts
@@ -239,6 +264,7 @@ start)
 	;;
 solution)
 	n=$(lab_num_checked "${1:-}" "make solution-1")
+	remember_base
 	prepare
 	switch_to "solution/lab-$n" "lab-$n-done"
 	# whatever the check says, say how to get back

@@ -2,14 +2,56 @@
 # Common settings and helpers for the userns-labs scripts. Sourced, never run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+
+# The kernel base: Debian's linux-source the course's patches are written
+# for. 6.1 is Debian 12's (kernel-steps/, solutions/, build/), 6.12 is
+# Debian 13's, on Debian 12 too from its security suite (kernel-steps/6.12/,
+# solutions/6.12/, build/6.12/). Each base has its own kernel repository, so
+# a student's branches are per base. KERNEL=6.12 on make's command line
+# picks one, and make lab-N remembers it (build/KERNEL); without either, the
+# base is the one installed, else the one of this Debian release.
+BASES="6.1 6.12"
+base_installed() { # the base this machine has or would install
+	local b
+	for b in $BASES; do
+		[ ! -f "/usr/src/linux-source-$b.tar.xz" ] || { echo "$b"; return; }
+	done
+	case $(. /etc/os-release 2>/dev/null && echo "${VERSION_ID:-}") in
+	12 | 11) echo 6.1 ;;
+	*) echo 6.12 ;;
+	esac
+}
+base_remembered() { cat "$TOP/build/KERNEL" 2>/dev/null || true; }
+if [ -n "${KERNEL:-}" ]; then
+	KERNEL_GIVEN=1
+else
+	KERNEL_GIVEN=
+	KERNEL=$(base_remembered)
+	[ -n "$KERNEL" ] || KERNEL=$(base_installed)
+fi
+case " $BASES " in
+*" $KERNEL "*) ;;
+*)
+	printf 'error: KERNEL=%s: the course has the bases %s (KERNEL=6.1 or KERNEL=6.12)\n' "$KERNEL" "$BASES" >&2
+	exit 2 ;;
+esac
+export KERNEL
+# base_sub: '' for 6.1, '6.12' for the other (the sub-folder of each base)
+base_sub() { [ "$1" = 6.1 ] || echo "$1"; }
+BASE_SUB=$(base_sub "$KERNEL")
+BUILD=${BUILD:-$TOP/build${BASE_SUB:+/$BASE_SUB}}
 KERNEL_DIR=${KERNEL_DIR:-$BUILD/linux}
 OBJ_DIR=${OBJ_DIR:-$BUILD/obj}
 GUEST_DIR=${GUEST_DIR:-$BUILD/guest}
 LOG_DIR=${LOG_DIR:-$BUILD/logs}
-TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps}
-SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
+TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$KERNEL.tar.xz}
+STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps${BASE_SUB:+/$BASE_SUB}}
+SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions${BASE_SUB:+/$BASE_SUB}}
+# What a base's BASE file says (kernel-steps[/6.12]/BASE): package,
+# version, kernelversion, members, files
+base_info() { sed -n "s/^$1=//p" "$STEPS_DIR/BASE" 2>/dev/null; }
+# One line for headers and reports: "linux-source-6.12 6.12.118-1~deb12u1"
+base_line() { printf '%s %s\n' "$(base_info package)" "$(base_info version)"; }
 LABS_DIR=${LABS_DIR:-$TOP/labs}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Debian's python3 (the one make deps installs) before any other python3
