@@ -259,6 +259,24 @@ class Scores(Tmp):
                                                           third_rule="PASS"))})
         self.assertEqual(r["score"], 10.0)
 
+    def test_a_skipped_point_is_not_counted(self):
+        # a point of one kernel base only (lab 5's pidfd ioctl): skipped
+        # on the other, it is neither won nor lost
+        r = gradelib.score("01", {"01": ("PASS", self.pts(core_rule="PASS", second_rule="PASS",
+                                                          third_rule="SKIP"))})
+        self.assertEqual(r["score"], 10.0)
+        self.assertTrue(any("skipped" in w and "third_rule" in w for w in r["why"]))
+        r = gradelib.score("01", {"01": ("PASS", self.pts(core_rule="PASS", third_rule="SKIP"))})
+        self.assertEqual(r["score"], round(10.0 * 2 / 3, 2))
+
+    def test_a_point_declared_twice_is_one_point(self):
+        # a skip on one base and an expect on the other: one point
+        fake_labs(self.tmp, {"03": (10, CHECK_A.replace(
+            'expect "third_rule" "x" true',
+            'if false; then\n\tktap_skip "third_rule" "other base"\nelse\n'
+            '\texpect "third_rule" "x" true\nfi'))})
+        self.assertEqual(gradelib.check_points("03"), gradelib.check_points("01"))
+
     def test_a_broken_guard_gates_the_score(self):
         r = gradelib.score("01", {"01": ("FAIL", self.pts(core_rule="PASS", second_rule="PASS",
                                                           third_rule="PASS",
