@@ -13,6 +13,9 @@
 #   ktap_skip NAME REASON               a point that cannot run here
 #   ktap_needs NAME PATH REASON         skip NAME unless PATH exists;
 #                                       returns 1 when it skipped
+#   ktap_base                           the course's kernel base this
+#                                       kernel was built from (6.1, 6.12),
+#                                       from the command line (labs.base=)
 #   ktap_done                           exit status: 0 if none failed
 #   if_wrong TEXT                       what a failure of the next point
 #                                       means, in the student's terms: a
@@ -65,6 +68,10 @@ ktap_diag() {
 
 ktap_skip() {
 	ktap_ok "$1" "SKIP $2"
+}
+
+ktap_base() {
+	sed -n 's/.*labs\.base=\([^ ]*\).*/\1/p' /proc/cmdline
 }
 
 ktap_needs() {

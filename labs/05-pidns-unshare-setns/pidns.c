@@ -5,7 +5,8 @@
  *
  *	pidns		unshare(CLONE_NEWPID), then fork children into it
  *	pidns -s	setns() into PID namespaces: a child's, an ancestor's,
- *			a sibling's, and a child's through its pidfd
+ *			a sibling's, a child's through its pidfd, and (Linux
+ *			6.11 and later) the file its pidfd's ioctl opens
  *	pidns -l	the PID namespace links in /proc/self/ns
  *	pidns -c	a child cloned with CLONE_NEWPID (which 3.7 had)
  *
@@ -17,7 +18,13 @@
  * descendant of the caller's own PID namespace.
  */
 #include "../lib/ulab.h"
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+
+/* <linux/pidfd.h> of Linux 6.11; the guest's headers may be older */
+#ifndef PIDFD_GET_PID_NAMESPACE
+#define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5)
+#endif
 
 /* A child that waits on GATE, then says its pid and exits with CODE. */
 static pid_t child_saying(const char *who, int gate)
@@ -173,6 +180,25 @@ static int do_setns(void)
 		else
 			printf("setns(pidfd, CLONE_NEWPID): ok\n");
 		fflush(stdout);
+		_exit(0);
+	}
+	ulab_wait(pid);
+
+	/* since Linux 6.11 a pidfd also opens its process's namespaces */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int nsfd;
+
+		close(gate[1]);
+		pidfd = syscall(SYS_pidfd_open, a_pid, 0);
+		if (pidfd < 0)
+			ulab_die("pidfd_open");
+		nsfd = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+		if (nsfd < 0)
+			ulab_fail("ioctl(pidfd, PIDFD_GET_PID_NAMESPACE)");
+		else
+			try_setns(nsfd, "the PID namespace from PIDFD_GET_PID_NAMESPACE");
 		_exit(0);
 	}
 	ulab_wait(pid);
