@@ -29,10 +29,20 @@ run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
 		{ printf 'not ok - %s exited %s\n' "$name" "$rc"; fail=$((fail + 1)); }
 }
 
+# The bases (scripts/lib.sh): every suite runs on the first, the one this
+# machine has (or KERNEL=...; never the one make lab-N remembered); the
+# staircase, the identity and the selftests run on the others too.
+first=${KERNEL:-$(env -u KERNEL bash -c '. "$1/scripts/lib.sh" && base_installed' _ "$top")}
+others=$(env -u KERNEL bash -c '. "$1/scripts/lib.sh" && echo "$BASES"' _ "$top" | tr ' ' '\n' | grep -vx -- "$first" | tr '\n' ' ')
+export KERNEL=$first
+printf 'kernel bases: %s (every suite), %s(staircase, identity, selftests)\n' "$first" "$others"
+
 run unit "$here/unit.sh"
 if [ "${1:-}" != --quick ]; then
-	"$top/scripts/import-kernel.sh" && "$top/scripts/apply-steps.sh" ||
-		{ echo "not ok - the kernel tree could not be prepared"; fail=$((fail + 1)); }
+	for b in $first $others; do
+		KERNEL=$b "$top/scripts/import-kernel.sh" && KERNEL=$b "$top/scripts/apply-steps.sh" ||
+			{ echo "not ok - the kernel tree of base $b could not be prepared"; fail=$((fail + 1)); }
+	done
 fi
 run lint "$here/lint.sh"
 run book "$here/book.sh"
@@ -41,6 +51,12 @@ run book "$here/book.sh"
 [ "${1:-}" = --quick ] || run conformance "$here/conformance.sh"
 [ "${1:-}" = --quick ] || run grade "$here/grade.sh"
 [ "${1:-}" = --quick ] || run gdb "$here/gdb.sh"
+if [ "${1:-}" != --quick ]; then
+	for b in $others; do
+		KERNEL=$b run "staircase-$b" "$here/staircase.sh" --base
+		KERNEL=$b run "conformance-$b" "$here/conformance.sh"
+	done
+fi
 
 printf '\n(make test took %d s)\n%s' "$(($(date +%s) - start))" "$times"
 printf 'total: %d passed, %d failed\n' "$pass" "$fail"

@@ -9,7 +9,15 @@
 #
 # Runs in its own worktree and build directory (build/test): the student's
 # checkout in build/linux is never touched.
+#
+#   tests/staircase.sh          the base in KERNEL (lib.sh): steps, mutants,
+#                               scores, identity, the build scripts' own tests
+#   tests/staircase.sh --base   steps, scores and identity only: make test's
+#                               run of the second base (KERNEL=6.12), whose
+#                               mutants and script tests the first one ran
 set -u
+only_base=
+[ "${1:-}" != --base ] || only_base=1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 . "$here/lib.sh"
@@ -67,9 +75,12 @@ row_progress() { # TAG WHAT
 	printf 'step %d of %d: %s %s (%d:%02d%s)\n' "$i" "$nrows" "$1" "$2" $((el / 60)) $((el % 60)) "$left"
 }
 # the mutants' second lane starts now; the main lane joins after the rows
-mutants_queue
-mutants_worker b >"$LOG_DIR/lane-b.out" 2>&1 &
-lane_b=$!
+lane_b=
+if [ -z "$only_base" ]; then
+	mutants_queue
+	mutants_worker b >"$LOG_DIR/lane-b.out" 2>&1 &
+	lane_b=$!
+fi
 for tag in $rows; do
 	i=$((i + 1))
 	if [[ $tag == lab-*-start && " $built " == *" $prevtag "* ]] &&
@@ -89,14 +100,19 @@ for tag in $rows; do
 	built="$built $tag"
 	row_progress "$tag" "built, booting"
 done
-# shellcheck disable=SC2154 # mcount: mutants-lib.sh
-printf 'steps done; the mutants left to the lanes: %d of %d\n' \
-	"$(find "$T/queue" -type f | wc -l)" "$mcount"
+if [ -z "$only_base" ]; then
+	# shellcheck disable=SC2154 # mcount: mutants-lib.sh
+	printf 'steps done; the mutants left to the lanes: %d of %d\n' \
+		"$(find "$T/queue" -type f | wc -l)" "$mcount"
+fi
 boot_wait
-mutants_worker main
-wait "$lane_b" || true
+if [ -z "$only_base" ]; then
+	mutants_worker main
+	wait "$lane_b" || true
+fi
 
-printf '\nstaircase: %s (P pass, . fail, as expected; ! marks a wrong result)\n' "$(echo "$rows" | wc -w) steps"
+printf '\nstaircase on %s (%s): %s (P pass, . fail, as expected; ! marks a wrong result)\n' \
+	"$KERNEL" "$(base_line)" "$(echo "$rows" | wc -w) steps"
 printf '%-14s' ""
 for j in $labs; do printf ' %3s' "$j"; done
 printf '\n'
@@ -152,11 +168,11 @@ for tag in $rows; do
 		rm -f "$log"
 	fi
 done
-mutants_eval
+[ -n "$only_base" ] || mutants_eval
 if [ "$bad" -eq 0 ]; then
-	t_ok "staircase: every step gives exactly the expected pass/fail row"
+	t_ok "staircase ($KERNEL): every step gives exactly the expected pass/fail row"
 else
-	t_fail "staircase: $bad step(s) gave a wrong row (see above)"
+	t_fail "staircase ($KERNEL): $bad step(s) gave a wrong row (see above)"
 fi
 if [ ! -f "$kunit" ]; then
 	t_fail "kunit.py: not in the worktree ($kunit)"
@@ -166,7 +182,7 @@ else
 	t_fail "kunit.py parse and ktap.py disagree" "$kbad"
 fi
 
-mutant_summary
+[ -n "$only_base" ] || mutant_summary
 
 # --- scores: a lab's start scores 0, its answer full marks, and its guards
 # are exactly the points that already pass at its start
@@ -191,6 +207,10 @@ else
 	t_fail "identity: $final differs from $(basename "$TARBALL")" "$out"
 fi
 rm -rf "$ref"
+if [ -n "$only_base" ]; then
+	t_summary staircase
+	exit
+fi
 
 # --- the fast path builds the kernel that kbuild builds --------------------
 # An edit of one .c file: build-kernel.sh compiles that object and links
