@@ -8,6 +8,7 @@
 #     make lab-1
 #     make test
 #     make test-workflows  (ci/github's templates, step by step as a runner)
+#     make lab-1 KERNEL=6.12  (README: Debian 13's kernel, on Debian 12)
 # Each step's time and result is printed, and the run ends with a summary.
 # Nothing of this machine's own packages, caches or build trees is visible
 # inside, so a program that only this machine has makes it fail.
@@ -15,7 +16,7 @@
 #   FRESH_DIR   where the root is made (default build/fresh); it is made anew
 #               on every run
 #   FRESH_KEEP=1  keep the root afterwards (to look into it)
-#   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows)
+#   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows lab-1-6.12)
 #
 # Needs root (debootstrap, chroot, mounts) and the network to the mirror.
 # Too slow for CI (some 75 minutes on 2 cores): run it before submitting a
@@ -29,7 +30,7 @@ set -eu
 F=${FRESH_DIR:-$BUILD/fresh}
 root=$F/root
 log=$F/test-fresh.log
-only=${FRESH_ONLY:-lab-1 test workflows}
+only=${FRESH_ONLY:-lab-1 test workflows lab-1-6.12}
 mkdir -p "$F"
 exec 9>"$F/.lock"
 flock -n 9 || die "another test-fresh is using $F"
@@ -131,9 +132,13 @@ for cmd in $only; do
 	lab-1) step "make lab-1 (README, first command)" in_root "make lab-1 || :
 		grep -q '^# userns-labs: end of checks\$' build/logs/check-lab-01.ktap &&
 		scripts/ktap.sh results build/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
+	lab-1-6.12) step "make lab-1 KERNEL=6.12 (README, Debian 13's kernel)" in_root "make lab-1 KERNEL=6.12 || :
+		grep -qx '# userns-labs base: 6.12' build/6.12/logs/check-lab-01.ktap &&
+		grep -q '^# userns-labs: end of checks\$' build/6.12/logs/check-lab-01.ktap &&
+		KERNEL=6.12 scripts/ktap.sh results build/6.12/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
 	test) step "make test (README, second command)" in_root "make test" ;;
 	workflows) step "ci/github templates, as a runner" in_root "make test-workflows" ;;
-	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows)" ;;
+	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows, lab-1-6.12)" ;;
 	esac
 done
 tail -3 "$log" | grep -E '^total: ' | sed 's/^/    /' || true
