@@ -5,7 +5,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 pkg=$(base_info package)
-[ -n "$pkg" ] || die "$STEPS_DIR/BASE names no package: the base $KERNEL has no steps here"
+[ -n "$pkg" ] || pkg=linux-source-$KERNEL
 base_version() { base_info version; }
 # how many members the tarball and files its tree hold (for the progress line)
 base_count() { base_info "$1"; }

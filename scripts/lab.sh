@@ -197,6 +197,8 @@ other_bases() {
 # make lab-N KERNEL=B: the base is remembered for the commands after it
 remember_base() {
 	[ -n "$KERNEL_GIVEN" ] || return 0
+	# only for the course's own build folders (a test's BUILD is its own)
+	[ "$BUILD" = "$TOP/build${BASE_SUB:+/$BASE_SUB}" ] || return 0
 	mkdir -p "$TOP/build"
 	[ "$(base_remembered)" = "$KERNEL" ] && return 0
 	echo "$KERNEL" >"$TOP/build/KERNEL"

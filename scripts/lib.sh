@@ -49,9 +49,13 @@ STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps${BASE_SUB:+/$BASE_SUB}}
 SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions${BASE_SUB:+/$BASE_SUB}}
 # What a base's BASE file says (kernel-steps[/6.12]/BASE): package,
 # version, kernelversion, members, files
-base_info() { sed -n "s/^$1=//p" "$STEPS_DIR/BASE" 2>/dev/null; }
+base_info() { sed -n "s/^$1=//p" "$STEPS_DIR/BASE" 2>/dev/null || true; }
 # One line for headers and reports: "linux-source-6.12 6.12.118-1~deb12u1"
-base_line() { printf '%s %s\n' "$(base_info package)" "$(base_info version)"; }
+base_line() {
+	local p v
+	p=$(base_info package) v=$(base_info version)
+	printf '%s %s\n' "${p:-linux-source-$KERNEL}" "${v:-(no BASE file)}"
+}
 LABS_DIR=${LABS_DIR:-$TOP/labs}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Debian's python3 (the one make deps installs) before any other python3

@@ -37,6 +37,17 @@ else
 fi
 rm -f "$tmp_u"
 
+# --- the kernel bases (lib.sh) --------------------------------------------
+base_of() { env -u BUILD -u KERNEL_DIR -u STEPS_DIR -u SOLUTIONS_DIR "$@" bash -c '. "$1/scripts/lib.sh" && echo "$KERNEL ${STEPS_DIR#"$1"/} ${SOLUTIONS_DIR#"$1"/} ${KERNEL_DIR#"$1"/} $TARBALL"' _ "$top" 2>&1; }
+t_expect "bases: KERNEL=6.12 has its own patches, tree and tarball" \
+	"6.12 kernel-steps/6.12 solutions/6.12 build/6.12/linux /usr/src/linux-source-6.12.tar.xz" "$(base_of KERNEL=6.12)"
+t_expect "bases: KERNEL=6.1 is the first layout" \
+	"6.1 kernel-steps solutions build/linux /usr/src/linux-source-6.1.tar.xz" "$(base_of KERNEL=6.1)"
+out=$(base_of KERNEL='6.1; touch /tmp/x')
+t_grep "bases: an unknown KERNEL is refused, by name" "KERNEL=6.1; touch /tmp/x: the course has the bases 6.1 6.12" "$out"
+t_expect "bases: each base has a BASE file naming its package" "linux-source-6.1 linux-source-6.12" \
+	"$(sed -n 's/^package=//p' "$top/kernel-steps/BASE" "$top/kernel-steps/6.12/BASE" | tr '\n' ' ' | sed 's/ $//')"
+
 # --- a fake kernel tree: branches, dirty trees, patches ------------------
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
