@@ -24,6 +24,9 @@
 #   <!-- capture: 01 done -->                           the demo's output at lab-01-done
 #   <!-- file: labs/01-suid-unmapped/suid-exec.c [fn=NAME|define=NAME|marker=NAME] [lang=c] -->
 #   <!-- lab-section: 01 Questions -->                  a section of the lab's README
+#   <!-- bases: 01 -->                                  a section "On Debian 13's kernel
+#                              (6.12)": where lab 01's 6.12 patches differ from its 6.1
+#                              ones (scripts/basediff.py), and why (book/bases-6.12.md)
 #
 # so that what the book shows is always the code in the repository. Excerpts
 # are anchored by name (scripts/bookexcerpt.py); hunk numbers and lines=A-B
@@ -101,6 +104,28 @@ excerpt() {
 		?*) bwarn "$where: bookexcerpt.py: $l" ;;
 		esac
 	done <"$SRC/excerpt.log"
+	[ "$rc" = 0 ]
+}
+
+# The section that <!-- bases: NN --> makes in chapter NN: how lab NN's
+# patches for the second base differ from those for 6.1, and why.
+BASES_TITLE="On Debian 13's kernel (6.12)"
+BASES_NOTES=$BOOK/bases-6.12.md
+
+# basediff NN: scripts/basediff.py's fragment for lab NN with its note, in
+# $BASEDIFF (not printed: see one_file); its warnings and errors become
+# warnings of the directive at $where
+basediff() {
+	local rc=0 l
+	BASEDIFF=$("$TOP/scripts/bin/python3" "$TOP/scripts/basediff.py" lab "$1" --top "$TOP" \
+		--notes "$BASES_NOTES" 2>"$SRC/basediff.log") || rc=$?
+	while IFS= read -r l; do
+		l=${l//"$TOP"\//}
+		case $l in
+		"warning: "* | "error: "*) bwarn "$where: ${l#*: }" ;;
+		?*) bwarn "$where: basediff.py: $l" ;;
+		esac
+	done <"$SRC/basediff.log"
 	[ "$rc" = 0 ]
 }
 
@@ -240,6 +265,21 @@ expand() {
 				fence "$lang"
 				if [ -n "$lines" ]; then sed -n "${lines%-*},${lines#*-}p" "$f"; else cat "$f"; fi
 				printf '```\n\n[From `%s`%s.]{.source}\n' "${f#"$TOP"/}" "${lines:+, lines $lines}"
+				;;
+			bases)
+				# a section of its own, numbered as the chapter's others
+				if [ "$kind" != chapter ]; then
+					bwarn "$where: 'bases:' belongs in a lab's chapter"
+					continue
+				fi
+				if ! [[ $rest =~ ^[0-9]{1,2}$ ]] || [ "$((10#$rest))" != "$num" ]; then
+					bwarn "$where: 'bases: $rest': a chapter names its own lab ('bases: $(printf '%02d' "$num")')"
+					continue
+				fi
+				basediff "$rest" || continue
+				h2=$((h2 + 1))
+				printf '## [%s.%s]{.secno} %s {#%s}\n\n%s\n' "$num" "$h2" "$BASES_TITLE" \
+					"lab-$(printf '%02d' "$num")-$(slug "$BASES_TITLE")" "$BASEDIFF"
 				;;
 			lab-section)
 				lab=${rest%% *} text=${rest#* }

@@ -50,6 +50,8 @@ FORMS = [
     # the book's directives: capture: 03 done, lab-section: 16 Questions
     re.compile(r"(?P<w>capture: )(?P<n>\d{1,2})(?= (?:start|done))"),
     re.compile(r"(?P<w>lab-section: )(?P<n>\d{1,2})(?= )"),
+    # bases: 05 (a chapter's note on the 6.12 base)
+    re.compile(r"(?P<w>bases: )(?P<n>\d{1,2})(?= -->)"),
 ]
 # the tool and its test speak of labs by number as examples: never rewritten
 SELF = ("scripts/renumber.py", "tests/test_renumber.py")
