@@ -27,6 +27,7 @@ help: ## this list
 	@echo "userns-labs: make TARGET"
 	@grep -hE '^[a-z%-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' -e 's/%/N/' | \
 		awk -F'\t' '{ printf "  make %-14s %s\n", $$1, $$2 }'
+	@echo "Any of them with KERNEL=6.12: on Debian 13's kernel (build/6.12/; make lab-N KERNEL=... is remembered)"
 
 deps: ## install the Debian packages the course needs (as root)
 	@$(DEPS)
