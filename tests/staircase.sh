@@ -17,7 +17,7 @@
 #                               mutants and script tests the first one ran
 set -u
 only_base=
-[ "${1:-}" != --base ] || only_base=1
+[ "${1:-}" != --base ] || only_base=" (the mutants ran on the first base)"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 . "$here/lib.sh"
@@ -64,7 +64,7 @@ kunit=$wt/tools/testing/kunit/kunit.py
 # A lab-NN-start that differs from the row before it (lab-(NN-1)-done) in
 # comments only, the lab's LAB marks, is that row's kernel: same_code.py
 # checks it, token by token, and the row is read from that boot.
-printf '\nbuilding and booting %s steps and the mutants...\n' "$(echo "$rows" | wc -w)"
+printf '\nbuilding and booting %s steps%s on %s...\n' "$(echo "$rows" | wc -w)" "${only_base:- and the mutants}" "$KERNEL"
 built="" same="" prevtag=""
 nrows=$(echo "$rows" | wc -w) i=0 t_rows=$(date +%s)
 # progress: one line per step, with the time so far and an estimate of the rest
