@@ -55,22 +55,12 @@ munged        munge              slurm  make test-slurm (authentication for Slur
 
 table() { printf '%s\n' "$DEPS_TABLE" | sed -e 's/[[:space:]]\{2,\}/ /g' | grep -v '^ *$' | cut -d' ' -f1-3; }
 
-# The set "base": the kernel source of the base in use (KERNEL, lib.sh);
-# make test's sets take every base's.
-base_pkgs() {
-	local b
-	if [ "${1:-}" = all ]; then
-		for b in $BASES; do printf 'linux-source-%s\n' "$b"; done
-	else
-		printf 'linux-source-%s\n' "$KERNEL"
-	fi
-}
-
-bases=
+# Every set takes the kernel source of the base in use (KERNEL, lib.sh);
+# the set "base", make test's, that of every base.
 case ${1:-} in
 --table) table; exit 0 ;;
---test) sets="lab test gdb" bases=all ;;
---fresh) sets="lab test fresh gdb" bases=all ;;
+--test) sets="base lab test gdb" ;;
+--fresh) sets="base lab test fresh gdb" ;;
 --gdb) sets="lab gdb" ;;
 --pdf) sets="lab test pdf" ;;
 --slurm) sets="lab slurm" ;;
@@ -78,7 +68,7 @@ case ${1:-} in
 *) die "deps.sh: unknown argument '$1' (deps.sh [--test|--fresh|--gdb|--pdf|--slurm|--table])" ;;
 esac
 
-pkgs=$(base_pkgs "${bases:-}" | tr '\n' ' ')
+pkgs=linux-source-$KERNEL
 for s in $sets; do
 	pkgs="$pkgs $(table | awk -v s="$s" '$3 == s { print $2 }' | tr '\n' ' ')"
 done

@@ -6,9 +6,6 @@ set -eu
 
 pkg=$(base_info package)
 [ -n "$pkg" ] || pkg=linux-source-$KERNEL
-base_version() { base_info version; }
-# how many members the tarball and files its tree hold (for the progress line)
-base_count() { base_info "$1"; }
 
 installed_version() {
 	dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown
@@ -16,7 +13,7 @@ installed_version() {
 
 version_note() {
 	local want have
-	want=$(base_version)
+	want=$(base_info version)
 	have=$(installed_version)
 	if [ "$have" != "$want" ]; then
 		warn "the steps were written on $pkg $want; this machine has $have."
@@ -36,7 +33,8 @@ version_note
 tmp=$KERNEL_DIR.importing
 rm -rf "$tmp"
 mkdir -p "$tmp"
-members=$(base_count members) files=$(base_count files)
+# how many members the tarball and files its tree hold (for the progress line)
+members=$(base_info members) files=$(base_info files)
 mkdir -p "$LOG_DIR"
 info "extracting $TARBALL into $KERNEL_DIR (about 1.5 GB)"
 set -o pipefail

@@ -185,7 +185,7 @@ other_bases() {
 	local b list=""
 	for b in $BASES; do
 		[ "$b" = "$KERNEL" ] && continue
-		if [ -e "$TOP/build$(base_sub "$b" | sed "s#^#/#")/linux/.git" ]; then
+		if [ -e "$(base_build "$b")/linux/.git" ]; then
 			list="$list, also imported: $b (make status KERNEL=$b)"
 		else
 			list="$list, other: $b (make lab-1 KERNEL=$b)"
@@ -198,7 +198,7 @@ other_bases() {
 remember_base() {
 	[ -n "$KERNEL_GIVEN" ] || return 0
 	# only for the course's own build folders (a test's BUILD is its own)
-	[ "$BUILD" = "$TOP/build${BASE_SUB:+/$BASE_SUB}" ] || return 0
+	[ "$BUILD" = "$(base_build "$KERNEL")" ] || return 0
 	mkdir -p "$TOP/build"
 	[ "$(base_remembered)" = "$KERNEL" ] && return 0
 	echo "$KERNEL" >"$TOP/build/KERNEL"

@@ -36,10 +36,12 @@ case " $BASES " in
 	exit 2 ;;
 esac
 export KERNEL
-# base_sub: '' for 6.1, '6.12' for the other (the sub-folder of each base)
+# base_sub: '' for 6.1, '6.12' for the other (the sub-folder of each base);
+# base_build: a base's own build folder
 base_sub() { [ "$1" = 6.1 ] || echo "$1"; }
+base_build() { local s; s=$(base_sub "$1"); echo "$TOP/build${s:+/$s}"; }
 BASE_SUB=$(base_sub "$KERNEL")
-BUILD=${BUILD:-$TOP/build${BASE_SUB:+/$BASE_SUB}}
+BUILD=${BUILD:-$(base_build "$KERNEL")}
 KERNEL_DIR=${KERNEL_DIR:-$BUILD/linux}
 OBJ_DIR=${OBJ_DIR:-$BUILD/obj}
 GUEST_DIR=${GUEST_DIR:-$BUILD/guest}

@@ -32,8 +32,9 @@ run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
 # The bases (scripts/lib.sh): every suite runs on the first, the one this
 # machine has (or KERNEL=...; never the one make lab-N remembered); the
 # staircase, the identity and the selftests run on the others too.
-first=${KERNEL:-$(env -u KERNEL bash -c '. "$1/scripts/lib.sh" && base_installed' _ "$top")}
-others=$(env -u KERNEL bash -c '. "$1/scripts/lib.sh" && echo "$BASES"' _ "$top" | tr ' ' '\n' | grep -vx -- "$first" | tr '\n' ' ')
+read -r installed bases < <(env -u KERNEL bash -c '. "$1/scripts/lib.sh" && echo "$(base_installed) $BASES"' _ "$top")
+first=${KERNEL:-$installed}
+others=$(printf '%s\n' $bases | grep -vx -- "$first" | tr '\n' ' ')
 export KERNEL=$first
 printf 'kernel bases: %s (every suite), %s(staircase, identity, selftests)\n' "$first" "$others"
 
