@@ -35,7 +35,7 @@ kernel_top() { kgit ls-tree --name-only distro; }
 # killed run left (index.lock, rebase-apply, a half-applied patch); made
 # anew when it cannot be; a grader error (exit 70) when that fails too.
 reset_worktree() {
-	local tag=$1 gd want
+	local tag=$1 gd want why
 	want=$(kgit rev-parse -q --verify "$tag^{commit}") || grader_error "cannot resolve the tag $tag in $KERNEL_DIR: run 'make tree'"
 	if [ -e "$wt/.git" ]; then
 		gd=$(git -C "$wt" rev-parse --absolute-git-dir 2>/dev/null || true)
@@ -54,9 +54,13 @@ reset_worktree() {
 	fi
 	rm -rf -- "$wt"
 	kgit worktree prune
-	if ! kgit worktree add -q --detach "$wt" "$want" >/dev/null 2>&1 ||
+	if ! why=$(kgit worktree add -q --detach "$wt" "$want" 2>&1) ||
 		[ "$(git -C "$wt" rev-parse HEAD 2>/dev/null)" != "$want" ]; then
-		grader_error "cannot make the grading worktree $wt at $tag"
+		# git's last words say why (a full disk, most often)
+		why=$(printf '%s\n' "$why" | grep -v '^ *$' | tail -1)
+		rm -rf -- "$wt"
+		kgit worktree prune
+		grader_error "cannot make the grading worktree $wt at $tag${why:+ ($why)}"
 	fi
 }
 

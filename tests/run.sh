@@ -2,10 +2,23 @@
 # make test: unit tests, lint, the book, the patch stack, then the staircase and
 # the identity, the kernel's selftests, the grader and make gdb.
 #   tests/run.sh --quick   unit tests and lint only (no kernel build)
+#
+# Disk and time: a kernel checkout is 1.5 GB and takes a minute or two to
+# write, its objects some 100 MB. So the staircase's two worktrees are handed
+# on (git worktree move: a rename) to the suites after it, which check out
+# their own tag in them, and a suite's objects are removed once no later
+# suite starts from them: make test needs room for the staircase's folders,
+# not for every suite's (it prints the disk's free space at the end). The
+# logs stay. TEST_KEEP=1 keeps every suite's folders; so does, outside CI, a
+# suite that failed, to be looked into or run again warm.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-pass=0 fail=0 start=$(date +%s) times=
+pass=0 fail=0 start=$(date +%s) times='' suite_ok=1 kept_said=''
+
+avail_kb() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 { print $4 }'; }
+gb() { awk -v k="$1" 'BEGIN { printf "%.1f GB", k / 1048576 }'; }
+disk_least=$(avail_kb "$top")
 
 run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
 	local name=$1 out rc line t0
@@ -15,7 +28,10 @@ run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
 	t0=$(date +%s)
 	"$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
-	times="$times$(printf '  %-12s %5d s' "$name" "$(($(date +%s) - t0))")"$'\n'
+	f=$(avail_kb "$top")
+	[ "$f" -ge "$disk_least" ] || disk_least=$f
+	times="$times$(printf '  %-16s %5d s   (%s of disk left after it)' "$name" "$(($(date +%s) - t0))" "$(gb "$f")")"$'\n'
+	suite_ok=0 kept_said=''
 	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
 	rm -f "$out"
 	if [ -z "$line" ]; then
@@ -23,6 +39,7 @@ run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
 		fail=$((fail + 1))
 		return
 	fi
+	[ "$rc" -ne 0 ] || [ "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')" -gt 0 ] || suite_ok=1
 	pass=$((pass + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
 	fail=$((fail + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 	[ "$rc" -eq 0 ] || [ "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')" -gt 0 ] ||
@@ -37,28 +54,81 @@ first=${KERNEL:-$installed}
 others=$(printf '%s\n' $bases | grep -vx -- "$first" | tr '\n' ' ')
 export KERNEL=$first
 printf 'kernel bases: %s (every suite), %s(staircase, identity, selftests)\n' "$first" "$others"
+printf 'disk: %s available in %s at the start\n' "$(gb "$disk_least")" "$top"
+
+# base_dirs BASE: that base's build folder and kernel repository (lib.sh)
+base_dirs() { KERNEL=$1 bash -c '. "$1/scripts/lib.sh" && echo "$BUILD $KERNEL_DIR"' _ "$top"; }
+# keeping: TEST_KEEP=1, or (outside CI) the suite just run failed
+keeping() {
+	[ -z "${TEST_KEEP:-}" ] || return 0
+	[ "$suite_ok" != 1 ] && [ -z "${CI:-}" ] || return 1
+	[ -z "$kept_said" ] || return 0
+	kept_said=1
+	printf '# its folders are kept for looking into (the suite failed)\n'
+}
+# done_with BASE FOLDER...: no later suite needs these folders (under the
+# base's build folder): removed, unless keeping
+done_with() {
+	local b=$1 d bd kd
+	shift
+	keeping && return 0
+	read -r bd kd < <(base_dirs "$b")
+	for d in "$@"; do
+		case $d in /* | *..*) continue ;; esac
+		rm -rf -- "${bd:?}/$d"
+	done
+	git -C "$kd" worktree prune 2>/dev/null || true
+}
+# hand_on BASE FROM TO: the worktree FROM becomes TO (the next suite's), when
+# TO is not there yet; unless keeping
+hand_on() {
+	local bd kd
+	keeping && return 0
+	read -r bd kd < <(base_dirs "$1")
+	[ -e "$bd/$2/.git" ] && [ ! -e "$bd/$3" ] || return 0
+	mkdir -p "$(dirname "$bd/$3")"
+	git -C "$kd" worktree move "$bd/$2" "$bd/$3" 2>/dev/null ||
+		printf '# could not move the worktree %s to %s: the next suite makes its own\n' "$2" "$3"
+}
 
 run unit "$here/unit.sh"
 if [ "${1:-}" != --quick ]; then
-	for b in $first $others; do
-		KERNEL=$b "$top/scripts/import-kernel.sh" && KERNEL=$b "$top/scripts/apply-steps.sh" ||
-			{ echo "not ok - the kernel tree of base $b could not be prepared"; fail=$((fail + 1)); }
-	done
+	# the other bases are imported when their turn comes (their trees
+	# are 2.3 GB: not held while the first base's suites run)
+	KERNEL=$first "$top/scripts/import-kernel.sh" && KERNEL=$first "$top/scripts/apply-steps.sh" ||
+		{ echo "not ok - the kernel tree of base $first could not be prepared"; fail=$((fail + 1)); }
 fi
 run lint "$here/lint.sh"
 run book "$here/book.sh"
 [ "${1:-}" = --quick ] || run stack "$here/stack.sh"
-[ "${1:-}" = --quick ] || run staircase "$here/staircase.sh"
-[ "${1:-}" = --quick ] || run conformance "$here/conformance.sh"
-[ "${1:-}" = --quick ] || run grade "$here/grade.sh"
-[ "${1:-}" = --quick ] || run gdb "$here/gdb.sh"
+# (conformance and grade start from the staircase's last objects, test/obj;
+# gdb from the grader's, test/grade/obj)
 if [ "${1:-}" != --quick ]; then
+	run staircase "$here/staircase.sh"
+	hand_on "$first" test/linux conformance/linux
+	hand_on "$first" test/lane-b/linux test/grade/lanes/1/linux
+	done_with "$first" test/linux test/lane-b test/kernels
+	run conformance "$here/conformance.sh"
+	hand_on "$first" conformance/linux test/grade/linux
+	done_with "$first" conformance/linux conformance/obj conformance/guest
+	run grade "$here/grade.sh"
+	hand_on "$first" test/grade/linux gdbtest/linux
+	done_with "$first" test/grade/linux test/grade/lanes test/obj
+	run gdb "$here/gdb.sh"
+	done_with "$first" gdbtest/linux gdbtest/obj gdbtest/obj-gdb gdbtest/obj-debug test/grade/obj
 	for b in $others; do
+		printf '\n### the kernel tree of base %s\n' "$b"
+		KERNEL=$b "$top/scripts/import-kernel.sh" && KERNEL=$b "$top/scripts/apply-steps.sh" ||
+			{ echo "not ok - the kernel tree of base $b could not be prepared"; fail=$((fail + 1)); }
 		KERNEL=$b run "staircase-$b" "$here/staircase.sh" --base
+		hand_on "$b" test/linux conformance/linux
+		done_with "$b" test/linux test/kernels
 		KERNEL=$b run "conformance-$b" "$here/conformance.sh"
+		done_with "$b" conformance/linux conformance/obj conformance/guest test/obj
 	done
 fi
 
 printf '\n(make test took %d s)\n%s' "$(($(date +%s) - start))" "$times"
+printf 'disk: %s available at the least (after a suite)\n' "$(gb "$disk_least")"
 printf 'total: %d passed, %d failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

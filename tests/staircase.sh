@@ -74,13 +74,17 @@ row_progress() { # TAG WHAT
 	[ "$i" -lt 2 ] || [ "$i" -ge "$nrows" ] || left=", about $(((el * (nrows - i) / i + 30) / 60)) min left"
 	printf 'step %d of %d: %s %s (%d:%02d%s)\n' "$i" "$nrows" "$1" "$2" $((el / 60)) $((el % 60)) "$left"
 }
-# the mutants' second lane starts now; the main lane joins after the rows
+# the mutants' second lane starts once the first step is built (started
+# with it, on a cold ccache both would compile the whole kernel at once:
+# twice the work; after it, the lane's first build is ccache's); the main
+# lane joins after the rows
 lane_b=
-if [ -z "$only_base" ]; then
-	mutants_queue
+[ -n "$only_base" ] || mutants_queue
+start_lane_b() {
+	[ -z "$only_base" ] && [ -z "$lane_b" ] || return 0
 	mutants_worker b >"$LOG_DIR/lane-b.out" 2>&1 &
 	lane_b=$!
-fi
+}
 for tag in $rows; do
 	i=$((i + 1))
 	if [[ $tag == lab-*-start && " $built " == *" $prevtag "* ]] &&
@@ -99,7 +103,9 @@ for tag in $rows; do
 	boot_bg "staircase-$tag" "$labs"
 	built="$built $tag"
 	row_progress "$tag" "built, booting"
+	start_lane_b
 done
+start_lane_b
 if [ -z "$only_base" ]; then
 	# shellcheck disable=SC2154 # mcount: mutants-lib.sh
 	printf 'steps done; the mutants left to the lanes: %d of %d\n' \
