@@ -68,10 +68,14 @@ printf '\nbuilding and booting %s steps%s on %s...\n' "$(echo "$rows" | wc -w)" 
 built="" same="" prevtag=""
 nrows=$(echo "$rows" | wc -w) i=0 t_rows=$(date +%s)
 # progress: one line per step, with the time so far and an estimate of the rest
+# (from the rows after the first: the first build is the cold one)
+t_first=
 row_progress() { # TAG WHAT
 	local el left=""
 	el=$(($(date +%s) - t_rows))
-	[ "$i" -lt 2 ] || [ "$i" -ge "$nrows" ] || left=", about $(((el * (nrows - i) / i + 30) / 60)) min left"
+	[ -n "$t_first" ] || t_first=$el
+	[ "$i" -lt 3 ] || [ "$i" -ge "$nrows" ] ||
+		left=", about $((((el - t_first) * (nrows - i) / (i - 1) + 30) / 60)) min left"
 	printf 'step %d of %d: %s %s (%d:%02d%s)\n' "$i" "$nrows" "$1" "$2" $((el / 60)) $((el % 60)) "$left"
 }
 # the mutants' second lane starts once the first step is built (started
