@@ -43,11 +43,28 @@ def labs_dir():
 
 # --- names -----------------------------------------------------------------
 
+# What the grader itself writes in the results folder beside the
+# submissions' ID/ folders (summary.csv), and names kept for it: no id is
+# ever one of them, in any case, nor starts with '.' or ends in '.lock'.
+# (GRADE_OUT may be the grading folder itself: its own folders are kept too.)
+RESERVED_IDS = frozenset(("summary", "report.txt", "results.json", "results.csv", "results.tap",
+                          "results.xml", "results", "kernels", "lanes", "linux", "obj", "course",
+                          "guest", "guest-user", "slurm"))
+RESERVED_ID = re.compile(r"^summary\.[A-Za-z0-9.]*$", re.I)  # summary.csv, summary.csv.tmp
+
+
+def reserved_id(i):
+    """True when I would name a file or folder the grader keeps for itself."""
+    return i.lower() in RESERVED_IDS or bool(RESERVED_ID.match(i))
+
+
 def safe_id(name):
     """A submission's name (anything a student can type) as an identifier
-    made of [A-Za-z0-9._-], never empty, never '.', '..' or '*.lock', at
-    most 48 characters before a hash. A name that had to change gets the
-    first 8 hex digits of its SHA-1, so two names never share an id."""
+    made of [A-Za-z0-9._-], starting with a letter or a digit, never
+    '*.lock', never a name the grader keeps for itself (RESERVED_IDS:
+    summary.csv, ...), at most 48 characters before a hash. A name that
+    had to change gets the first 8 hex digits of its SHA-1, so two names
+    never share an id."""
     raw = name.encode("utf-8", "surrogateescape") if isinstance(name, str) else name
     s = "".join(chr(b) if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "._-")) else "_"
                 for b in raw)
@@ -56,7 +73,7 @@ def safe_id(name):
     s = re.sub(r"\.lock$", "_lock", s)
     s = re.sub(r"\.$", "_", s)
     s = s[:48]
-    if not s or s.encode() != raw:
+    if not s or s.encode() != raw or reserved_id(s):
         s = (s or "submission") + "-" + hashlib.sha1(raw).hexdigest()[:8]
     return s
 

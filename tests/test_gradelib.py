@@ -77,6 +77,39 @@ class Names(Tmp):
             self.assertNotIn(i, seen, n)
             seen.add(i)
 
+    def test_ids_never_name_the_graders_own_files(self):  # issue 27: summary.csv
+        for n in ("summary.csv", "SUMMARY.CSV", "summary.csv.tmp", "summary", "results.csv",
+                  "report.txt", "results", "kernels", "lanes", ".summary.csv", "-summary.csv"):
+            i = gradelib.safe_id(n)
+            self.assertFalse(gradelib.reserved_id(i), (n, i))
+            self.assertNotEqual(i.lower(), "summary.csv", n)
+            self.assertRegex(i, r"^[A-Za-z0-9][A-Za-z0-9._-]*$", n)
+        self.assertEqual(gradelib.safe_id("summary.csv"), gradelib.safe_id("summary.csv"))
+        self.assertNotEqual(gradelib.safe_id("summary.csv"), gradelib.safe_id("summary_csv"))
+        # a class with an entry of that name: every id a folder of its own
+        for n in ("summary.csv", "summary.csv.patch", "bob.patch", "Summary.csv"):
+            self.write("class/" + n, GOOD_DIFF)
+        cl = os.path.join(self.tmp, "class")
+        ents = gradelib.entries(cl)
+        ids = [i for _p, _n, i in ents]
+        self.assertEqual(len(set(i.lower() for i in ids)), len(ids), ids)
+        for i in ids:
+            self.assertFalse(gradelib.reserved_id(i), i)
+        r = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gradelib.py"),
+                            "safe-id", "summary.csv"], stdout=subprocess.PIPE, check=True)
+        self.assertRegex(r.stdout.decode(), r"^summary\.csv-[0-9a-f]{8}\n$")
+        # each result in RESULTS/ID/, then RESULTS/summary.csv beside them
+        res = os.path.join(self.tmp, "res")
+        for _p, n, i in ents:
+            os.makedirs(os.path.join(res, i))
+            with open(os.path.join(res, i, "results.csv"), "w") as fh:
+                fh.write('"%s",01,PASS,10.00,10,"k","b"\n' % n)
+        summary = gradelib.class_summary("1", cl, res)
+        with open(os.path.join(res, "summary.csv"), "w") as fh:
+            fh.write(summary)
+        rows = list(csv.reader(open(os.path.join(res, "summary.csv"), newline="")))
+        self.assertEqual([r[0] for r in rows[1:]], [n for _p, n, _i in ents])
+
     def test_version_order(self):
         names = ["10.patch", "9.patch", "0002-b.patch", "0011-a.patch", "1.patch"]
         self.assertEqual(sorted(names, key=gradelib.natural_key),
