@@ -118,9 +118,39 @@ MAIL_HEAD = re.compile(rb"^(From [0-9a-f]{40} |From: |Subject: |Date: |Message-I
 SUBJECT_N = re.compile(r"\[[^]]*?PATCH[^]]*?\s0*([0-9]+)/([0-9]+)\s*\]")
 
 
-def read_bytes(path):
+MAX_BYTES = 64 << 20  # a patch, an mbox, or a folder's patches in all: GRADE_MAX_BYTES
+
+
+def max_bytes():
+    """The most bytes of patches read for one submission: MAX_BYTES, or
+    GRADE_MAX_BYTES from the environment (a number of bytes)."""
+    v = os.environ.get("GRADE_MAX_BYTES", "").strip()
+    if v:
+        if re.match(r"^[0-9]+$", v) and int(v) > 0:
+            return int(v)
+        sys.stderr.write("gradelib: GRADE_MAX_BYTES=%r is not a number of bytes: using %d\n"
+                         % (v, MAX_BYTES))
+    return MAX_BYTES
+
+
+def human_bytes(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return "%.1f %s" % (n / float(1 << shift), unit)
+    return "%d bytes" % n
+
+
+def too_large(what, size, limit):
+    """The detail of a TOO_LARGE result: what, its size and the limit."""
+    return ("%s is %d bytes (%s), more than the grader reads: the limit is %d bytes (%s, "
+            "GRADE_MAX_BYTES); nothing of it was read" %
+            (what, size, human_bytes(size), limit, human_bytes(limit)))
+
+
+def read_bytes(path, limit=None):
+    """A file's bytes, at most LIMIT of them (all when LIMIT is None)."""
     with open(path, "rb") as f:
-        return f.read()
+        return f.read() if limit is None else f.read(limit)
 
 
 def looks_like_mail(data):
@@ -145,9 +175,12 @@ def classify(path):
         return "patchdir", "", ""
     if not os.path.isfile(path):
         return "file", "NOT_A_PATCH", "%s is not a regular file" % path
-    data = read_bytes(path)
-    if re.match(rb"# v[23] git bundle", data[:16]):
-        return "bundle", "", ""
+    if re.match(rb"# v[23] git bundle", read_bytes(path, 16)):
+        return "bundle", "", ""  # its diff is what is read (prepare), never the bundle
+    size, limit = os.path.getsize(path), max_bytes()
+    if size > limit:
+        return "file", "TOO_LARGE", too_large("the submission", size, limit)
+    data = read_bytes(path, limit + 1)
     if not data.strip():
         return "file", "EMPTY", "the submission is an empty file"
     if b"\0" in data:
@@ -173,7 +206,7 @@ def find_patches(d, depth=3):
             low = f.lower()
             if low.endswith(PATCH_EXT):
                 found.append(r)
-            elif low.endswith(".txt") and DIFF_LINE.search(read_bytes(p)[:1 << 20]):
+            elif low.endswith(".txt") and DIFF_LINE.search(read_bytes(p, 1 << 20)):
                 found.append(r)
             else:
                 skipped.append(r)
@@ -183,8 +216,9 @@ def find_patches(d, depth=3):
 
 
 def git(*args, data=None, cwd=None):
-    return subprocess.run(("git",) + args, input=data, cwd=cwd, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, check=False)
+    """git ARGS, its paths never quoted ("fs/na\\303\\257ve.c" is fs/naïve.c)."""
+    return subprocess.run(("git", "-c", "core.quotePath=false") + args, input=data, cwd=cwd,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
 
 
 def split_mails(data, tmp):
@@ -217,29 +251,63 @@ def split_mails(data, tmp):
 
 
 def numstat(diff, p):
-    """The paths a diff touches with -pP, or None when git cannot read it."""
-    r = git("apply", "--numstat", "-p%d" % p, "-", data=diff)
+    """The paths a diff touches with -pP, or None when git cannot read it:
+    each as it is in the tree, whatever its bytes (a quoted name in the
+    diff, "fs/na\\303\\257ve.c", is fs/naïve.c; -z: never quoted), as str
+    with surrogateescape for bytes that are not UTF-8 (os.fsencode gives
+    them back)."""
+    r = git("apply", "--numstat", "-z", "-p%d" % p, "-", data=diff)
     if r.returncode != 0:
         return None
     paths = []
-    for line in r.stdout.decode("utf-8", "surrogateescape").splitlines():
-        f = line.split("\t", 2)
-        if len(f) == 3:
-            paths.append(f[2])
+    for rec in r.stdout.split(b"\0"):
+        f = rec.split(b"\t", 2)
+        if len(f) == 3 and f[2]:
+            paths.append(f[2].decode("utf-8", "surrogateescape"))
     return paths
 
 
-def strip_level(diff, exists):
-    """(p, paths, note): -p1 as git am uses, unless -p0 names real files of
-    the tree and -p1 does not (diff -u fs/exec.c.orig fs/exec.c)."""
+def strip_level(diff, exists, tree_files=()):
+    """(p, paths, note, hint): -p1 as git am uses, unless -p0 names real
+    files of the tree and -p1 does not (diff -u fs/exec.c.orig fs/exec.c),
+    or only -p0 can be read. hint: when no level names a file of the tree
+    but the paths are those of files under one folder of it (a diff made
+    inside fs/), what to do (path_hint), else ''."""
     p1, p0 = numstat(diff, 1), numstat(diff, 0)
     if p1 is None and p0 is None:
-        return None, [], ""
+        return None, [], "", ""
     hit1 = sum(1 for x in p1 or [] if exists(x))
     hit0 = sum(1 for x in p0 or [] if exists(x))
-    if p0 is not None and hit0 > hit1:
-        return 0, p0, "paths from the top of the tree: applied with -p0"
-    return 1, p1 or [], ""
+    hint = path_hint((p1 or []) + (p0 or []), tree_files) if not hit0 and not hit1 else ""
+    if p0 is not None and (hit0 > hit1 or p1 is None):
+        return 0, p0, "paths from the top of the tree: applied with -p0", hint
+    return 1, p1 or [], "", hint
+
+
+PATH_HINT = "the paths look relative to"
+
+
+def path_hint(paths, tree_files):
+    """'' or what to say when PATHS name no file of the tree but name files
+    under some folder of it (exec.c for fs/exec.c: a diff made in fs/)."""
+    by_name = {}
+    for f in tree_files:
+        by_name.setdefault(f.rsplit("/", 1)[-1], []).append(f)
+    count, example = {}, {}
+    for x in dict.fromkeys(paths):
+        x = x.lstrip("/")
+        for f in by_name.get(x.rsplit("/", 1)[-1], []):
+            if f.endswith("/" + x):
+                d = f[:-len(x)]
+                count[d] = count.get(d, 0) + 1
+                example.setdefault(d, (x, f))
+    if not count:
+        return ""
+    best = max(count.values())
+    dirs = sorted(d for d, n in count.items() if n == best)
+    x, f = example[dirs[0]]
+    return ("%s %s (%s is %s): make the diff from the top of the kernel tree (git diff, or "
+            "diff -u from the tree's top)" % (PATH_HINT, " or ".join(dirs[:3]), x, f))
 
 
 def prepare(sub, outdir, tree_files=None):
@@ -247,16 +315,19 @@ def prepare(sub, outdir, tree_files=None):
     NNNN.diff, one per patch with a diff, in order, and the plan:
 
       plan.json  {"status", "detail", "patches": [{"diff", "p", "subject",
-                  "source", "paths"}], "notes": [...], "skipped": [...]}
+                  "source", "paths"}], "notes": [...], "skipped": [...],
+                  "hints": [...]}
 
-    A patch without a diff (a cover letter) is skipped and noted."""
+    A patch without a diff (a cover letter) is skipped and noted; a patch
+    whose paths are relative to a folder of the tree gets a hint (also a
+    note). More than max_bytes() of patches is TOO_LARGE, never read."""
     os.makedirs(outdir, exist_ok=True)
     tmp = os.path.join(outdir, "tmp")
     os.makedirs(tmp, exist_ok=True)
     if tree_files is None:
         tree_files = set()
     exists = tree_files.__contains__
-    plan = {"status": "", "detail": "", "patches": [], "notes": [], "skipped": []}
+    plan = {"status": "", "detail": "", "patches": [], "notes": [], "skipped": [], "hints": []}
     if os.path.isdir(sub):
         files, skipped = find_patches(sub)
         plan["skipped"] = skipped
@@ -269,10 +340,31 @@ def prepare(sub, outdir, tree_files=None):
             return plan
     else:
         files = [sub]
+    # never read whole what is too large to grade (a 1.5 GB patch)
+    limit = max_bytes()
+    sizes = [os.path.getsize(f) for f in files]
+    if sum(sizes) > limit:
+        plan["status"] = "TOO_LARGE"
+        if os.path.isdir(sub):
+            big = sorted(zip(sizes, files), reverse=True)[:3]
+            plan["detail"] = too_large("the patches of %s (%d files)" % (sub, len(files)),
+                                       sum(sizes), limit) + "; the largest: " + ", ".join(
+                "%s (%s)" % (os.path.relpath(f, sub), human_bytes(n)) for n, f in big)
+        else:
+            plan["detail"] = too_large("the submission's diff", sizes[0], limit)
+        return plan
     items = []  # (order key, source, subject, author, diff)
     numbered = []
+    total = 0
     for idx, f in enumerate(files):
-        data = read_bytes(f).replace(b"\r\n", b"\n")
+        data = read_bytes(f, limit + 1 - total)
+        total += len(data)
+        if total > limit:  # grown since it was measured
+            plan.update(status="TOO_LARGE", patches=[], detail="the submission grew past the "
+                        "limit of %d bytes (%s, GRADE_MAX_BYTES) while it was read" %
+                        (limit, human_bytes(limit)))
+            return plan
+        data = data.replace(b"\r\n", b"\n")
         src = os.path.relpath(f, sub) if os.path.isdir(sub) else os.path.basename(f)
         if b"\0" in data:
             plan["notes"].append("%s: binary data, not read" % src)
@@ -299,10 +391,13 @@ def prepare(sub, outdir, tree_files=None):
             plan["skipped"].append("%s%s: no diff in it (a cover letter?)" %
                                    (src, " (" + subject + ")" if subject else ""))
             continue
-        p, paths, note = strip_level(diff, exists)
+        p, paths, note, hint = strip_level(diff, exists, tree_files)
         if p is None:
             plan["notes"].append("%s: git cannot read its diff" % src)
             continue
+        if hint:
+            plan["hints"].append("%s: %s" % (src, hint))
+            plan["notes"].append("%s: %s" % (src, hint))
         n += 1
         name = "%04d.diff" % n
         with open(os.path.join(outdir, name), "wb") as f:

@@ -147,6 +147,51 @@ class Classify(Tmp):
         self.assertEqual(gradelib.classify(os.path.join(self.tmp, "d"))[0], "patchdir")
         self.assertEqual(gradelib.classify(os.path.join(FX, "good.patch")), ("file", "", ""))
 
+    def test_too_large_is_named_never_read(self):  # issue 27: a 1.5 GB patch
+        self.assertEqual(gradelib.MAX_BYTES, 64 << 20)
+        # larger than the default limit, and sparse: it costs no disk, and
+        # read whole it is 100 MiB of NUL bytes (NOT_A_PATCH before)
+        big = os.path.join(self.tmp, "huge.patch")
+        with open(big, "wb") as f:
+            f.write(GOOD_DIFF)
+            f.truncate(100 << 20)
+        kind, status, detail = gradelib.classify(big)
+        self.assertEqual((kind, status), ("file", "TOO_LARGE"))
+        self.assertIn(str(100 << 20), detail)
+        self.assertIn(str(64 << 20), detail)
+        plan = gradelib.prepare(big, os.path.join(self.tmp, "o"))
+        self.assertEqual((plan["status"], plan["patches"]), ("TOO_LARGE", []))
+        self.assertIn(str(64 << 20), plan["detail"])
+
+    def test_too_large_limit_from_the_environment(self):
+        old = os.environ.get("GRADE_MAX_BYTES")
+        self.addCleanup(lambda: os.environ.pop("GRADE_MAX_BYTES", None) if old is None
+                        else os.environ.__setitem__("GRADE_MAX_BYTES", old))
+        os.environ["GRADE_MAX_BYTES"] = str(len(GOOD_DIFF) * 2)
+        one = self.write("one.patch", GOOD_DIFF)
+        self.assertEqual(gradelib.classify(one), ("file", "", ""))
+        self.assertEqual(gradelib.prepare(one, os.path.join(self.tmp, "o1"))["status"], "")
+        two = self.write("two.patch", GOOD_DIFF * 3)
+        st = gradelib.classify(two)
+        self.assertEqual(st[1], "TOO_LARGE")
+        self.assertIn("%d bytes" % (len(GOOD_DIFF) * 3), st[2])
+        self.assertIn("%d bytes" % (len(GOOD_DIFF) * 2), st[2])
+        # a folder: its patches in total, each under the limit
+        for n in (1, 2, 3):
+            self.write("d/%d.patch" % n, GOOD_DIFF)
+        self.write("d/notes.md", "x" * 10000)  # not a patch: not counted
+        out = os.path.join(self.tmp, "o2")
+        plan = gradelib.prepare(os.path.join(self.tmp, "d"), out)
+        self.assertEqual(plan["status"], "TOO_LARGE")
+        self.assertIn("3 files", plan["detail"])
+        self.assertFalse([x for x in os.listdir(out) if x.endswith(".diff")])
+        # a bundle is named by its first bytes, whatever its size (its
+        # diff is what prepare reads, and limits)
+        b = self.write("x.bundle", b"# v2 git bundle\n" + b"y" * 1000)
+        self.assertEqual(gradelib.classify(b)[:2], ("bundle", ""))
+        os.environ["GRADE_MAX_BYTES"] = "lots"
+        self.assertEqual(gradelib.max_bytes(), gradelib.MAX_BYTES)
+
     def test_no_diff_is_not_a_patch(self):
         plan = gradelib.prepare(self.write("t.patch", "hello\n"), os.path.join(self.tmp, "o"))
         self.assertEqual(plan["status"], "NOT_A_PATCH")
@@ -222,6 +267,56 @@ class Prepare(Tmp):
         plan = self.plan(os.path.join(self.tmp, "none"))
         self.assertEqual(plan["status"], "EMPTY")
         self.assertIn("README.md", plan["detail"])
+
+    def test_non_ascii_and_quoted_paths_are_what_git_applies(self):  # issue 27: fs/naïve.c
+        # git diff writes such names quoted unless core.quotePath=false
+        diff = (b'diff --git "a/fs/na\\303\\257ve.c" "b/fs/na\\303\\257ve.c"\n'
+                b"new file mode 100644\nindex 0000000..1111111\n--- /dev/null\n"
+                b'+++ "b/fs/na\\303\\257ve.c"\n@@ -0,0 +1 @@\n+int x;\n'
+                b'diff --git "a/fs/ta\\tb \\"q\\".c" "b/fs/ta\\tb \\"q\\".c"\n'
+                b"new file mode 100644\nindex 0000000..1111111\n--- /dev/null\n"
+                b'+++ "b/fs/ta\\tb \\"q\\".c"\n@@ -0,0 +1 @@\n+int y;\n')
+        sub = self.write("naive.patch", diff)
+        out = os.path.join(self.tmp, "out")
+        plan = self.plan(sub)
+        self.assertEqual(plan["status"], "")
+        self.assertEqual(plan["patches"][0]["paths"], ["fs/naïve.c", 'fs/ta\tb "q".c'])
+        with open(os.path.join(out, "plan.json"), "w", encoding="utf-8") as fh:
+            json.dump(plan, fh)
+        r = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gradelib.py"), "paths",
+                            os.path.join(out, "plan.json"), plan["patches"][0]["diff"]],
+                           stdout=subprocess.PIPE, check=True)
+        self.assertEqual(r.stdout, "fs/naïve.c\0".encode() + b'fs/ta\tb "q".c\0')
+        # what is listed is what git applies
+        repo = os.path.join(self.tmp, "repo")
+        subprocess.run(["git", "init", "-q", repo], check=True)
+        subprocess.run(["git", "-C", repo, "apply", os.path.join(out, plan["patches"][0]["diff"])],
+                       check=True)
+        for x in plan["patches"][0]["paths"]:
+            self.assertTrue(os.path.isfile(os.path.join(repo, x)), x)
+        # a file of the tree with such a name: its strip level is found
+        self.tree = self.tree | {"fs/naïve.c"}
+        diff2 = diff.split(b'diff --git "a/fs/ta')[0].replace(b"new file mode 100644\n", b"") \
+            .replace(b"--- /dev/null", b'--- "a/fs/na\\303\\257ve.c"').replace(b"-0,0", b"-1,0")
+        self.assertEqual(self.plan(self.write("n2.patch", diff2))["patches"][0]["p"], 1)
+
+    def test_a_diff_made_inside_a_folder_gets_a_hint(self):  # issue 27
+        self.tree = self.tree | {"arch/x86/kernel/fork.c"}
+        inside = GOOD_DIFF.replace(b"a/fs/exec.c", b"a/exec.c").replace(b"b/fs/exec.c", b"b/exec.c")
+        du = (b"--- exec.c.orig\n+++ exec.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n")
+        for name, d in (("inside.patch", inside), ("du.diff", du)):
+            plan = self.plan(self.write(name, d))
+            self.assertEqual(len(plan["hints"]), 1, plan)
+            h = plan["hints"][0]
+            self.assertIn("the paths look relative to fs/", h)
+            self.assertIn("make the diff from the top of the kernel tree (git diff, or diff -u "
+                          "from the tree's top)", h)
+            self.assertIn(h, plan["notes"])
+        # a good diff, and a new file nowhere in the tree: no hint
+        self.assertEqual(self.plan(os.path.join(FX, "good.patch"))["hints"], [])
+        new = (b"diff --git a/fs/brand_new.c b/fs/brand_new.c\nnew file mode 100644\n"
+               b"--- /dev/null\n+++ b/fs/brand_new.c\n@@ -0,0 +1 @@\n+int z;\n")
+        self.assertEqual(self.plan(self.write("new.patch", new))["hints"], [])
 
     def test_crlf(self):
         plan = self.plan(os.path.join(FX, "crlf.patch"))
