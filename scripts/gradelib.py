@@ -16,6 +16,8 @@ and calls this for everything else (the model is xv6's gradelib.py).
   gradelib.py matrix DIR              a class as a JSON list of {path, name, id}
   gradelib.py summary LAB DIR RESULTS a class's summary.csv from its results,
                                       RESULTS/ID/ or RESULTS/result-ID/*/ each
+  gradelib.py summary-table CSV       a summary.csv as an aligned table for a
+                                      terminal, control characters escaped
 
 Nothing here runs a submission, and no name or path a student chose reaches
 a shell: names become ids (safe_id) before they name anything.
@@ -613,9 +615,112 @@ def words(s):
     return [x for x in s.split("\n") if x]
 
 
+GIT_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, '"': 34}
+
+
+def git_unquote(s):
+    """A path as git prints it without -z: "fs/na\\303\\257ve.c" (quoted,
+    C escapes and octal bytes) is fs/naïve.c; a path not quoted is itself.
+    git quotes every name that holds a '"', so a line that starts and ends
+    with one is always quoted."""
+    if len(s) < 2 or not (s.startswith('"') and s.endswith('"')):
+        return s
+    raw = os.fsencode(s[1:-1])
+    out, i = bytearray(), 0
+    while i < len(raw):
+        c = raw[i]
+        if c != 0x5c or i + 1 == len(raw):
+            out.append(c)
+            i += 1
+            continue
+        n = chr(raw[i + 1])
+        if n in "01234567" and re.match(rb"[0-7]{3}", raw[i + 1:i + 4]):
+            out.append(int(raw[i + 1:i + 4], 8) & 0xff)
+            i += 4
+        elif n in GIT_ESCAPES:
+            out.append(GIT_ESCAPES[n])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(s):
+    """Text from a student (a name) made inert in a spreadsheet: a cell
+    that starts with = + - @ tab or CR gets a leading ' (OWASP's advice on
+    CSV injection), so =HYPERLINK(...) is shown, never run. Idempotent."""
+    return "'" + s if s.startswith(FORMULA_START) else s
+
+
 def csv_field(s):
-    """A CSV field as RFC 4180 quotes it: a name keeps its newline."""
-    return '"' + s.replace('"', '""') + '"'
+    """A text CSV field as RFC 4180 quotes it (a name keeps its newline),
+    inert in a spreadsheet (csv_text)."""
+    return '"' + csv_text(s).replace('"', '""') + '"'
+
+
+TEXT_COLUMNS = (0, 5, 6)  # name, kernel, base: the summary's columns of text
+
+
+# --- for a terminal ------------------------------------------------------------
+
+C_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def term_text(s, keep=""):
+    """S as a terminal may print it: every control character (C0, DEL, C1,
+    so every ESC sequence) and every invisible format or line-separating
+    character (bidi overrides, zero widths, U+2028) escaped as \\xNN,
+    \\n, \\uNNNN; a byte that was not UTF-8 (surrogateescape) as \\xNN;
+    a backslash doubled, so what is shown reads back one way. Characters
+    in KEEP are left as they are."""
+    import unicodedata
+    out = []
+    for c in s:
+        o = ord(c)
+        if c in keep:
+            out.append(c)
+        elif c in C_ESCAPES:
+            out.append(C_ESCAPES[c])
+        elif o < 0x20 or 0x7f <= o <= 0x9f:
+            out.append("\\x%02x" % o)
+        elif 0xdc80 <= o <= 0xdcff:  # a byte that was not UTF-8
+            out.append("\\x%02x" % (o - 0xdc00))
+        elif unicodedata.category(c) in ("Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+            out.append("\\u%04x" % o if o <= 0xffff else "\\U%08x" % o)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def term_width(s):
+    """The columns S takes on a terminal (wide East Asian characters take
+    two, combining marks none)."""
+    import unicodedata
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in s)
+
+
+def summary_table(text):
+    """A summary.csv as an aligned table for a terminal: one line per row
+    (a name's newline is shown as \\n, never a row of its own), columns
+    two spaces apart, every cell through term_text."""
+    import csv
+    rows = [[term_text(c) for c in r] for r in csv.reader(io.StringIO(text, newline=""))]
+    rows = [r for r in rows if r]
+    if not rows:
+        return ""
+    n = max(len(r) for r in rows)
+    widths = [max(term_width(r[i]) if i < len(r) else 0 for r in rows) for i in range(n)]
+    out = []
+    for r in rows:
+        cells = [(r[i] if i < len(r) else "") for i in range(n)]
+        line = "  ".join(c + " " * (widths[i] - term_width(c)) for i, c in enumerate(cells))
+        out.append(line.rstrip(" "))
+    return "\n".join(out) + "\n"
 
 
 def csv_header(lab):
@@ -660,14 +765,23 @@ def finish(facts_dir, out):
     sub = f.get("submission", "")
     kver = f.get("kernel", "")
     base = f.get("base", "")
-    files, ufiles, ignored = words(f.get("files", "")), words(f.get("ufiles", "")), \
-        words(f.get("ignored", ""))
-    untracked = words(f.get("untracked", ""))
+    files, ufiles, ignored = [git_unquote(x) for x in words(f.get("files", ""))], \
+        [git_unquote(x) for x in words(f.get("ufiles", ""))], \
+        [git_unquote(x) for x in words(f.get("ignored", ""))]
+    untracked = [git_unquote(x) for x in words(f.get("untracked", ""))]
     scope = lab_conf(lab).get("FILES", "").split()
     outside = [x for x in files if x not in scope]
     detail = f.get("detail", "")
     notes = words(f.get("notes", ""))
     skipped = words(f.get("skipped", ""))
+    if status == "APPLY_FAILED":
+        # a diff made inside a folder of the tree: say where (prepare's hint)
+        hints = [x for x in notes if PATH_HINT in x and x not in detail]
+        detail = "\n".join([detail] + hints if detail else hints)
+    # grade.sh's fact 'reference': "same" when the submission's tree is
+    # lab-NN-done's, the reference answer (make solution-N); noted, the
+    # score is what it is
+    same_ref = f.get("reference", "").strip() == "same"
     rep = []
     rep.append("submission: %s (%s)" % (sub, f.get("kind", "")))
     rep.append("lab:        %s" % lab)
@@ -675,6 +789,9 @@ def finish(facts_dir, out):
     rep.append("score:      %.2f / %g" % (sc["score"], sc["max"]))
     for w in sc["why"]:
         rep.append("            %s" % w)
+    if same_ref:
+        rep.append("NOTE:       the submission's tree is the reference answer's (lab-%s-done, what "
+                   "'make solution-%d' gives), byte for byte" % (lab, int(lab)))
     if kver:
         rep.append("kernel:     %s" % kver)
     if base:
@@ -706,6 +823,8 @@ def finish(facts_dir, out):
         mark = ""
         if k == lab:
             mark = "%6.2f / %g" % (sc["score"], sc["max"])
+        elif not ran:
+            mark = "not run (no kernel booted)"
         elif st != "PASS":
             mark = "regressed"
         rep.append("  lab %s  %-8s %3d/%-3d  %s" % (k, st, passed, plan, mark))
@@ -720,7 +839,11 @@ def finish(facts_dir, out):
             ktap.cmd_report(ktap_path, labs)
         extra = [x for x in buf.getvalue().splitlines() if not x.startswith("  lab ")]
         rep.extend(extra[:40])
-    with open(os.path.join(out, "report.txt"), "w", encoding="utf-8") as fh:
+    # what a person reads, in a terminal too: nothing in it moves the
+    # cursor or starts a line (names, paths, compiler and guest output)
+    rep = [term_text(x, keep="\t\\") for x in rep]
+    with open(os.path.join(out, "report.txt"), "w", encoding="utf-8",
+              errors="surrogateescape") as fh:
         fh.write("\n".join(rep) + "\n")
     doc = {"submission": sub, "name": name, "id": f.get("id", ""), "kind": f.get("kind", ""),
            "lab": lab, "result": verdict, "score": sc["score"], "max": sc["max"],
@@ -728,7 +851,7 @@ def finish(facts_dir, out):
            "broken_guards": sc["broken_guards"], "regressed": sc["regressed"],
            "kernel": kver, "base": base, "files": files, "user_space_files": ufiles, "ignored": ignored,
            "outside_scope": outside, "untracked": untracked, "skipped": skipped,
-           "notes": notes, "detail": detail, "labs": jl}
+           "notes": notes, "detail": detail, "same_as_reference": same_ref, "labs": jl}
     with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
@@ -818,11 +941,29 @@ def markdown(docs):
     return "\n".join(out) + "\n"
 
 
+def csv_row(cells):
+    """One line of summary.csv: the text columns quoted and inert
+    (csv_field), any other cell quoted only when it must be."""
+    return ",".join(csv_field(c) if i in TEXT_COLUMNS or re.search(r'[",\r\n]', c) or
+                    c.startswith(FORMULA_START) else c for i, c in enumerate(cells))
+
+
+def summary_row(text):
+    """The one row of a results.csv, its text columns made inert again (a
+    result written before csv_text, or by hand), never a second row."""
+    import csv
+    for r in csv.reader(io.StringIO(text, newline="")):
+        if r:
+            return csv_row(r)
+    return None
+
+
 def class_summary(lab, class_dir, results):
     """summary.csv for a class graded elsewhere (one job per submission):
     its header, then each entry's results.csv in the class's order, found
     as RESULTS/ID/results.csv or RESULTS/result-ID/*/results.csv (an
-    artifact per job); an entry with neither has no row."""
+    artifact per job), one row each (summary_row); an entry with neither
+    has no row."""
     rows = [csv_header("%02d" % int(lab))]
     for _path, _name, i in entries(class_dir):
         cands = [os.path.join(results, i, "results.csv")]
@@ -831,8 +972,10 @@ def class_summary(lab, class_dir, results):
             cands += sorted(os.path.join(a, x, "results.csv") for x in os.listdir(a))
         for c in cands:
             if os.path.isfile(c):
-                with open(c, encoding="utf-8") as fh:
-                    rows.append(fh.read().rstrip("\n"))
+                with open(c, encoding="utf-8", errors="surrogateescape", newline="") as fh:
+                    row = summary_row(fh.read(1 << 20))
+                if row is not None:
+                    rows.append(row)
                 break
     return "\n".join(rows) + "\n"
 
@@ -909,7 +1052,11 @@ def main(argv):
     elif cmd == "matrix" and len(args) == 1:
         print(json.dumps([{"path": p, "name": n, "id": i} for p, n, i in entries(args[0])]))
     elif cmd == "summary" and len(args) == 3:
-        sys.stdout.write(class_summary(args[0], args[1], args[2]))
+        sys.stdout.buffer.write(class_summary(args[0], args[1], args[2]).encode(
+            "utf-8", "surrogateescape"))
+    elif cmd == "summary-table" and len(args) == 1:
+        with open(args[0], encoding="utf-8", errors="surrogateescape", newline="") as fh:
+            sys.stdout.buffer.write(summary_table(fh.read()).encode("utf-8"))
     else:
         sys.stderr.write(__doc__)
         return 2

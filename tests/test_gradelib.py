@@ -3,6 +3,7 @@ submission is, its names, the order and strip level of its patches, the
 scores, and the result files."""
 
 import csv
+import io
 import json
 import os
 import re
@@ -493,6 +494,90 @@ class Scores(Tmp):
             self.assertEqual((doc["result"], doc["score"]), (st, 0.0))
             ET.parse(os.path.join(out, "results.xml"))
 
+    def test_too_large_is_a_named_result_of_no_score(self):  # issue 27
+        doc, rep, out = self.finish("TOO_LARGE", "", ktap="",
+                                    detail="the submission is 1610612736 bytes (1.5 GiB), ...")
+        self.assertEqual((doc["result"], doc["score"], doc["max"]), ("TOO_LARGE", 0.0, 20.0))
+        self.assertIn("result:     TOO_LARGE", rep)
+        self.assertEqual(next(csv.reader(open(os.path.join(out, "results.csv"))))[2], "TOO_LARGE")
+        ET.parse(os.path.join(out, "results.xml"))
+
+    def test_labs_never_run_are_not_called_regressed(self):  # issue 27
+        for st in ("BUILD_FAILED", "APPLY_FAILED", "TOO_LARGE", "DIRTY"):
+            doc, rep, _out = self.finish(st, "", ktap="")
+            self.assertNotIn("regressed", rep, st)
+            self.assertRegex(rep, r"lab 01 +NOT_RUN .*not run \(no kernel booted\)", st)
+            self.assertEqual(doc["regressed"], [])
+        # a kernel that ran and broke lab 1: that is a regression
+        full = [("core_rule", 1), ("second_rule", 1), ("plain_still_works", 1), ("third_rule", 1)]
+        none = [("core_rule", 0), ("second_rule", 0), ("plain_still_works", 1), ("third_rule", 0)]
+        _d, rep, _o = self.finish("COMPLETE", self.ktap([("01", none), ("02", full)]))
+        self.assertRegex(rep, r"lab 01 +FAIL .*regressed")
+
+    def test_same_as_the_reference_answer_is_noted(self):  # issue 27
+        full = [("core_rule", 1), ("second_rule", 1), ("plain_still_works", 1), ("third_rule", 1)]
+        doc, rep, out = self.finish("COMPLETE", self.ktap([("01", full), ("02", full)]),
+                                    reference="same\n")
+        self.assertIs(doc["same_as_reference"], True)
+        self.assertIs(json.load(open(os.path.join(out, "results.json")))["same_as_reference"],
+                      True)
+        self.assertIn("the submission's tree is the reference answer's (lab-02-done", rep)
+        self.assertIn("make solution-2", rep)
+        self.assertEqual(doc["score"], 20.0)  # noted, not changed
+        for ref in ("", "different", None):
+            extra = {} if ref is None else {"reference": ref}
+            doc, rep, _o = self.finish("COMPLETE", self.ktap([("01", full), ("02", full)]), **extra)
+            self.assertIs(doc["same_as_reference"], False)
+            self.assertNotIn("reference answer", rep)
+            os.remove(os.path.join(self.tmp, "facts", "reference")) if ref is not None else None
+
+    def test_apply_failed_says_where_the_paths_are_relative_to(self):  # issue 27
+        hint = ("exec.c: the paths look relative to fs/ (exec.c is fs/exec.c): make the diff "
+                "from the top of the kernel tree (git diff, or diff -u from the tree's top)")
+        doc, rep, _o = self.finish("APPLY_FAILED", "", ktap="", notes=hint,
+                                   detail="exec.c does not apply onto lab-02-start:\n"
+                                          "error: unable to find filename")
+        self.assertIn("unable to find filename", doc["detail"])
+        self.assertIn(hint, doc["detail"])
+        self.assertIn("  | " + hint, rep)
+
+    def test_quoted_paths_in_facts_are_the_files(self):  # issue 27: fs/naïve.c
+        doc, rep, _o = self.finish("BUILD_FAILED", "", ktap="",
+                                   files='fs/exec.c\n"fs/na\\303\\257ve.c"',
+                                   ignored='"labs/caf\\303\\251"')
+        self.assertEqual(doc["files"], ["fs/exec.c", "fs/naïve.c"])
+        self.assertEqual(doc["outside_scope"], ["fs/naïve.c"])
+        self.assertEqual(doc["ignored"], ["labs/café"])
+        self.assertIn("files:      fs/exec.c fs/naïve.c", rep)
+
+    def test_git_unquote(self):
+        self.assertEqual(gradelib.git_unquote('"fs/na\\303\\257ve.c"'), "fs/naïve.c")
+        self.assertEqual(gradelib.git_unquote('"a\\tb\\n\\"c\\\\"'), 'a\tb\n"c\\')
+        self.assertEqual(gradelib.git_unquote("fs/exec.c"), "fs/exec.c")
+        self.assertEqual(os.fsencode(gradelib.git_unquote('"x\\377"')), b"x\xff")
+
+    def test_names_are_inert_in_the_csv(self):  # issue 27: =HYPERLINK(
+        for name in ('=HYPERLINK("http://evil","x")', "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"):
+            doc, _rep, out = self.finish("BUILD_FAILED", "", ktap="", name=name, kernel="=1+1")
+            row = next(csv.reader(open(os.path.join(out, "results.csv"), newline="")))
+            self.assertEqual(row[0], "'" + name, name)
+            self.assertEqual(row[5], "'=1+1")
+            self.assertEqual(doc["name"], name)  # the JSON keeps it as it is
+        # otherwise faithful: commas, quotes, newlines, a quote of its own
+        for name in ('b"ob, smith\n', "'=already", "a=b", "José"):
+            _d, _r, out = self.finish("BUILD_FAILED", "", ktap="", name=name)
+            rows = list(csv.reader(open(os.path.join(out, "results.csv"), newline="")))
+            self.assertEqual(len(rows), 1)
+            self.assertEqual(rows[0][0], name)
+
+    def test_no_escape_sequence_reaches_the_report(self):
+        _d, rep, out = self.finish("BUILD_FAILED", "", ktap="", submission="/x/\x1b[2Jevil",
+                                   detail="fs/exec.c:1: error: \x9b31m\tx")
+        for text in (rep, open(os.path.join(out, "report.txt"), encoding="utf-8").read()):
+            self.assertFalse(re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text))
+            self.assertIn("\\x1b[2Jevil", text)
+            self.assertIn("\\x9b31m\tx", text)
+
     def test_killed_by_whom(self):  # U1
         t = self.ktap([("01", [("core_rule", 1)])]).replace(
             "ok 1 lab-01-fake", "not ok 1 lab-01-fake # ERROR killed by SIGKILL after 1s, "
@@ -554,6 +639,57 @@ class ForCI(unittest.TestCase):
             self.assertEqual(gradelib.main(["verdict", os.path.join(t, "ok.json")]), 0)
             self.assertEqual(gradelib.main(["verdict", os.path.join(t, "ok.json"),
                                             os.path.join(t, "bad.json")]), 1)
+
+    def test_summary_rows_are_one_and_inert(self):  # issue 27
+        with tempfile.TemporaryDirectory() as t:
+            cl = os.path.join(t, "class")
+            os.makedirs(cl)
+            for f in ("alice.patch", "bob.patch"):
+                open(os.path.join(cl, f), "w").close()
+            res = os.path.join(t, "res")
+            for i, text in (("alice", '"=HYPERLINK(""http://x"",""y"")",01,PASS,10.00,10,"k","b"\n'
+                                      '"forged",01,PASS,10.00,10,"k","b"\n'),
+                            ("bob", '"bob\nsmith, jr",01,FAIL,0.00,10,"@k","b"\n')):
+                os.makedirs(os.path.join(res, i))
+                with open(os.path.join(res, i, "results.csv"), "w") as fh:
+                    fh.write(text)
+            out = gradelib.class_summary("1", cl, res)
+            rows = list(csv.reader(io.StringIO(out, newline="")))
+            self.assertEqual(len(rows), 3)
+            self.assertEqual(rows[1][:3], ["'=HYPERLINK(\"http://x\",\"y\")", "01", "PASS"])
+            self.assertEqual(rows[2][0], "bob\nsmith, jr")
+            self.assertEqual(rows[2][5], "'@k")
+
+    def test_summary_table_escapes_every_control_character(self):  # issue 27
+        with tempfile.TemporaryDirectory() as t:
+            names = ["\x1b[2J\x1b[Hevil", "a\nforged,PASS,10.00", "c1\x9b31m", "del\x7f",
+                     "bidi\u202eexe.txt", "tab\there", "cr\rx", "back\\slash", "日本語",
+                     "ok"]
+            lines = [gradelib.csv_header("01")]
+            for n in names:
+                lines.append("%s,01,PASS,10.00,10,\"6.1.0 #1\",\"6.1 (x)\",PASS" %
+                             gradelib.csv_field(n))
+            p = os.path.join(t, "summary.csv")
+            with open(p, "w", encoding="utf-8", newline="") as fh:
+                fh.write("\n".join(lines) + "\n")
+            r = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gradelib.py"),
+                                "summary-table", p], stdout=subprocess.PIPE, check=True)
+            text = r.stdout.decode("utf-8")
+            self.assertFalse(re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", text), text)
+            out = text.splitlines()
+            self.assertEqual(len(out), 1 + len(names))   # no row forged
+            self.assertIn("\\x1b[2J\\x1b[Hevil", out[1])
+            self.assertIn("a\\nforged,PASS,10.00", out[2])
+            self.assertIn("c1\\x9b31m", out[3])
+            self.assertIn("del\\x7f", out[4])
+            self.assertIn("bidi\\u202eexe.txt", out[5])
+            self.assertIn("tab\\there", out[6])
+            self.assertIn("cr\\rx", out[7])
+            self.assertIn("back\\\\slash", out[8])
+            # aligned: the 'lab' column starts at one display column
+            cols = {gradelib.term_width(x[:x.index("  01  ") + 2]) for x in out[1:]}
+            self.assertEqual(len(cols), 1, out)
+            self.assertEqual(gradelib.term_width(out[0][:out[0].index("lab")]), cols.pop())
 
     def test_matrix_and_summary_from_artifacts(self):
         with tempfile.TemporaryDirectory() as t:
