@@ -142,11 +142,11 @@ def human_bytes(n):
     return "%d bytes" % n
 
 
-def too_large(what, size, limit):
+def too_large(what, size, limit, verb="is"):
     """The detail of a TOO_LARGE result: what, its size and the limit."""
-    return ("%s is %d bytes (%s), more than the grader reads: the limit is %d bytes (%s, "
+    return ("%s %s %d bytes (%s), more than the grader reads: the limit is %d bytes (%s, "
             "GRADE_MAX_BYTES); nothing of it was read" %
-            (what, size, human_bytes(size), limit, human_bytes(limit)))
+            (what, verb, size, human_bytes(size), limit, human_bytes(limit)))
 
 
 def read_bytes(path, limit=None):
@@ -282,7 +282,8 @@ def strip_level(diff, exists, tree_files=()):
     hit0 = sum(1 for x in p0 or [] if exists(x))
     hint = path_hint((p1 or []) + (p0 or []), tree_files) if not hit0 and not hit1 else ""
     if p0 is not None and (hit0 > hit1 or p1 is None):
-        return 0, p0, "paths from the top of the tree: applied with -p0", hint
+        return 0, p0, "paths from the top of the tree: applied with -p0" if hit0 else \
+            "applied with -p0: git cannot read its paths with -p1", hint
     return 1, p1 or [], "", hint
 
 
@@ -349,8 +350,9 @@ def prepare(sub, outdir, tree_files=None):
         plan["status"] = "TOO_LARGE"
         if os.path.isdir(sub):
             big = sorted(zip(sizes, files), reverse=True)[:3]
-            plan["detail"] = too_large("the patches of %s (%d files)" % (sub, len(files)),
-                                       sum(sizes), limit) + "; the largest: " + ", ".join(
+            plan["detail"] = too_large("the patches of %s (%d file%s)" % (
+                sub, len(files), "" if len(files) == 1 else "s"), sum(sizes), limit,
+                "are") + "; the largest: " + ", ".join(
                 "%s (%s)" % (os.path.relpath(f, sub), human_bytes(n)) for n, f in big)
         else:
             plan["detail"] = too_large("the submission's diff", sizes[0], limit)
@@ -810,7 +812,8 @@ def finish(facts_dir, out):
     for s in skipped:
         rep.append("skipped: %s" % s)
     for s in notes:
-        rep.append("note: %s" % s)
+        if not (PATH_HINT in s and s in detail):  # a hint in the detail: said once
+            rep.append("note: %s" % s)
     for s in killed:
         rep.append(s)
     if detail:
@@ -982,6 +985,14 @@ def class_summary(lab, class_dir, results):
 
 # --- command line --------------------------------------------------------------
 
+def out_bytes(s):
+    """S on stdout as the bytes it was read from: a file name that is not
+    UTF-8 (surrogateescape) goes out as it came in, never an error."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(s.encode("utf-8", "surrogateescape"))
+    sys.stdout.buffer.flush()
+
+
 def main(argv):
     if not argv:
         sys.stderr.write(__doc__)
@@ -1006,14 +1017,14 @@ def main(argv):
         # for the shell: one line per patch, "FILE<TAB>P", and the status
         for p in plan["patches"]:
             src = re.sub(r"[\t\n\r]", " ", p["source"]) or p["diff"]
-            print("%s\t%d\t%s" % (p["diff"], p["p"], src))
+            out_bytes("%s\t%d\t%s\n" % (p["diff"], p["p"], src))
     elif cmd == "plan-field" and len(args) == 2:
         with open(args[0], encoding="utf-8") as fh:
             plan = json.load(fh)
         v = plan.get(args[1], "")
         if isinstance(v, list):
             v = "\n".join(v)
-        sys.stdout.write(v + ("\n" if v else ""))
+        out_bytes(v + ("\n" if v else ""))
     elif cmd == "paths" and len(args) == 2:
         # the paths of one planned diff, NUL-separated
         with open(args[0], encoding="utf-8") as fh:

@@ -33,6 +33,15 @@ index 1111111..2222222 100644
 """
 
 
+def read_text(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def csv_rows(path):
+    return list(csv.reader(io.StringIO(read_text(path), newline="")))
+
+
 def mail(subject, body, qp=False):
     head = ("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
             "From: A Student <s@example.org>\nDate: Thu, 1 Jan 2026 00:00:00 +0000\n"
@@ -108,7 +117,7 @@ class Names(Tmp):
         summary = gradelib.class_summary("1", cl, res)
         with open(os.path.join(res, "summary.csv"), "w") as fh:
             fh.write(summary)
-        rows = list(csv.reader(open(os.path.join(res, "summary.csv"), newline="")))
+        rows = csv_rows(os.path.join(res, "summary.csv"))
         self.assertEqual([r[0] for r in rows[1:]], [n for _p, n, _i in ents])
 
     def test_version_order(self):
@@ -301,6 +310,28 @@ class Prepare(Tmp):
             .replace(b"--- /dev/null", b'--- "a/fs/na\\303\\257ve.c"').replace(b"-0,0", b"-1,0")
         self.assertEqual(self.plan(self.write("n2.patch", diff2))["patches"][0]["p"], 1)
 
+    def test_cli_file_names_that_are_not_utf8(self):  # issue 27: any name is data
+        d = os.path.join(self.tmp, "latin")
+        os.makedirs(d)
+        with open(os.path.join(os.fsencode(d), b"caf\xe9.patch"), "wb") as f:
+            f.write(GOOD_DIFF.replace(b"--- a/fs/exec.c\n", b"--- a/exec.c\n")
+                    .replace(b"+++ b/fs/exec.c\n", b"+++ b/exec.c\n")
+                    .replace(b"a/fs/exec.c b/fs/exec.c", b"a/exec.c b/exec.c"))
+        tree = os.path.join(self.tmp, "tree")
+        with open(tree, "wb") as f:
+            f.write(b"fs/exec.c\0kernel/fork.c\0")
+        out = os.path.join(self.tmp, "o")
+        gl = os.path.join(TOP, "scripts", "gradelib.py")
+        r = subprocess.run([sys.executable, gl, "prepare", d, out, tree], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, b"0001.diff\t1\tcaf\xe9.patch\n")
+        r = subprocess.run([sys.executable, gl, "plan-field", os.path.join(out, "plan.json"),
+                            "notes"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith(b"caf\xe9.patch: the paths look relative to fs/"),
+                        r.stdout)
+
     def test_a_diff_made_inside_a_folder_gets_a_hint(self):  # issue 27
         self.tree = self.tree | {"arch/x86/kernel/fork.c"}
         inside = GOOD_DIFF.replace(b"a/fs/exec.c", b"a/exec.c").replace(b"b/fs/exec.c", b"b/exec.c")
@@ -313,6 +344,7 @@ class Prepare(Tmp):
             self.assertIn("make the diff from the top of the kernel tree (git diff, or diff -u "
                           "from the tree's top)", h)
             self.assertIn(h, plan["notes"])
+            self.assertFalse(any("from the top of the tree: applied" in n for n in plan["notes"]))
         # a good diff, and a new file nowhere in the tree: no hint
         self.assertEqual(self.plan(os.path.join(FX, "good.patch"))["hints"], [])
         new = (b"diff --git a/fs/brand_new.c b/fs/brand_new.c\nnew file mode 100644\n"
@@ -499,7 +531,7 @@ class Scores(Tmp):
                                     detail="the submission is 1610612736 bytes (1.5 GiB), ...")
         self.assertEqual((doc["result"], doc["score"], doc["max"]), ("TOO_LARGE", 0.0, 20.0))
         self.assertIn("result:     TOO_LARGE", rep)
-        self.assertEqual(next(csv.reader(open(os.path.join(out, "results.csv"))))[2], "TOO_LARGE")
+        self.assertEqual(csv_rows(os.path.join(out, "results.csv"))[0][2], "TOO_LARGE")
         ET.parse(os.path.join(out, "results.xml"))
 
     def test_labs_never_run_are_not_called_regressed(self):  # issue 27
@@ -519,8 +551,8 @@ class Scores(Tmp):
         doc, rep, out = self.finish("COMPLETE", self.ktap([("01", full), ("02", full)]),
                                     reference="same\n")
         self.assertIs(doc["same_as_reference"], True)
-        self.assertIs(json.load(open(os.path.join(out, "results.json")))["same_as_reference"],
-                      True)
+        self.assertIs(json.loads(read_text(os.path.join(out, "results.json")))[
+            "same_as_reference"], True)
         self.assertIn("the submission's tree is the reference answer's (lab-02-done", rep)
         self.assertIn("make solution-2", rep)
         self.assertEqual(doc["score"], 20.0)  # noted, not changed
@@ -540,6 +572,7 @@ class Scores(Tmp):
         self.assertIn("unable to find filename", doc["detail"])
         self.assertIn(hint, doc["detail"])
         self.assertIn("  | " + hint, rep)
+        self.assertEqual(rep.count(hint), 1)
 
     def test_quoted_paths_in_facts_are_the_files(self):  # issue 27: fs/naïve.c
         doc, rep, _o = self.finish("BUILD_FAILED", "", ktap="",
@@ -559,21 +592,21 @@ class Scores(Tmp):
     def test_names_are_inert_in_the_csv(self):  # issue 27: =HYPERLINK(
         for name in ('=HYPERLINK("http://evil","x")', "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"):
             doc, _rep, out = self.finish("BUILD_FAILED", "", ktap="", name=name, kernel="=1+1")
-            row = next(csv.reader(open(os.path.join(out, "results.csv"), newline="")))
+            row = csv_rows(os.path.join(out, "results.csv"))[0]
             self.assertEqual(row[0], "'" + name, name)
             self.assertEqual(row[5], "'=1+1")
             self.assertEqual(doc["name"], name)  # the JSON keeps it as it is
         # otherwise faithful: commas, quotes, newlines, a quote of its own
         for name in ('b"ob, smith\n', "'=already", "a=b", "José"):
             _d, _r, out = self.finish("BUILD_FAILED", "", ktap="", name=name)
-            rows = list(csv.reader(open(os.path.join(out, "results.csv"), newline="")))
+            rows = csv_rows(os.path.join(out, "results.csv"))
             self.assertEqual(len(rows), 1)
             self.assertEqual(rows[0][0], name)
 
     def test_no_escape_sequence_reaches_the_report(self):
         _d, rep, out = self.finish("BUILD_FAILED", "", ktap="", submission="/x/\x1b[2Jevil",
                                    detail="fs/exec.c:1: error: \x9b31m\tx")
-        for text in (rep, open(os.path.join(out, "report.txt"), encoding="utf-8").read()):
+        for text in (rep, read_text(os.path.join(out, "report.txt"))):
             self.assertFalse(re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text))
             self.assertIn("\\x1b[2Jevil", text)
             self.assertIn("\\x9b31m\tx", text)
