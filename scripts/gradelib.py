@@ -735,7 +735,14 @@ def csv_header(lab):
 
 def finish(facts_dir, out):
     """Score one graded submission and write report.txt, results.json,
-    results.tap, results.csv and results.xml into OUT."""
+    results.tap, results.csv and results.xml into OUT. FACTS_DIR holds a
+    file per fact grade.sh found: name, id, lab, labs, submission, kind,
+    status (COMPLETE when the guest ran to its end, or a named result:
+    BUILD_FAILED, TOO_LARGE, ...; any but those of a kernel that ran
+    scores 0), detail, ktap, console, kernel, base, files, ufiles,
+    ignored, untracked (paths one a line, as git prints them, quoted or
+    not), notes, skipped, and reference ("same" when the submission's tree
+    is lab-NN-done's: noted, the score unchanged)."""
     f = read_facts(facts_dir)
     lab = "%02d" % int(f["lab"])
     labs = f.get("labs", "").split()
