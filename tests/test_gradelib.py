@@ -2,6 +2,7 @@
 submission is, its names, the order and strip level of its patches, the
 scores, and the result files."""
 
+import contextlib
 import csv
 import io
 import json
@@ -200,7 +201,10 @@ class Classify(Tmp):
         b = self.write("x.bundle", b"# v2 git bundle\n" + b"y" * 1000)
         self.assertEqual(gradelib.classify(b)[:2], ("bundle", ""))
         os.environ["GRADE_MAX_BYTES"] = "lots"
-        self.assertEqual(gradelib.max_bytes(), gradelib.MAX_BYTES)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(gradelib.max_bytes(), gradelib.MAX_BYTES)
+        self.assertIn("GRADE_MAX_BYTES='lots' is not a number of bytes", err.getvalue())
 
     def test_no_diff_is_not_a_patch(self):
         plan = gradelib.prepare(self.write("t.patch", "hello\n"), os.path.join(self.tmp, "o"))
