@@ -11,6 +11,12 @@ kernel's own log (X.log, the console) beside it for what went wrong.
   ktap.py json X.ktap [LABS]      every lab and point, as JSON
   ktap.py trouble X.log           the lines of a kernel log that say the
                                   kernel is in trouble (scripts/kernel-trouble.re)
+  ktap.py channel RAW SECRET X.ktap REST
+                                  (run-qemu.sh) split a boot's raw channel:
+                                  /init's block, framed by lines carrying
+                                  SECRET, to X.ktap; every other line to REST
+                                  (written only when there is one); prints
+                                  "STATE FOREIGN FORGED" (see split_channel)
 
 LABS ("01 02 ...") are the labs that were asked for: one with no result line
 is MISSING (the guest crashed or hung before it ended). The input is KTAP
@@ -18,6 +24,14 @@ version 1 as Documentation/dev-tools/ktap.rst gives it: the run at the top
 level, one subtest per lab indented by two spaces, whose result lines are the
 lab's test points. Lines at other indentations, and unknown lines, are
 diagnostics: they never count as results.
+
+X.ktap is what scripts/run-qemu.sh kept of the channel: the block of this
+boot's /init, from its start line ("# userns-labs: init") to its end line
+("# userns-labs: end of checks"), which it accepted only when both carried
+the boot's secret (and wrote here without it). Only the lines inside that
+block are read: before a start line and after the end line, nothing counts,
+and an end line with anything after it (a raw channel's, with a secret) is
+not the end.
 """
 
 import json
@@ -34,6 +48,7 @@ PLAN = re.compile(r"^1\.\.([0-9]+)\s*$")
 LAB_NAME = re.compile(r"^lab-([0-9][0-9])(?:-|$)")
 DIRECTIVES = ("SKIP", "XFAIL", "TIMEOUT", "ERROR", "XPASS", "TODO")
 SENTINEL = "# userns-labs: end of checks"
+START = "# userns-labs: init"
 
 
 def trouble_patterns(path=TROUBLE_FILE):
@@ -95,14 +110,73 @@ def new_lab(name):
             "top_reason": "", "running": None}
 
 
+def block(text):
+    """(lines, started, ended): the lines of /init's block of a results
+    channel. After its start line when there is one (else from the top),
+    up to its end line."""
+    lines = [raw.rstrip("\r") for raw in text.splitlines()]
+    started = START in lines
+    if started:
+        lines = lines[lines.index(START) + 1:]
+    ended = SENTINEL in lines
+    if ended:
+        lines = lines[:lines.index(SENTINEL)]
+    return lines, started, ended
+
+
+def split_channel(text, secret):
+    """(block, rest, state, forged) of a boot's raw results channel. block:
+    the lines from /init's start line "# userns-labs: init SECRET" to its
+    end line "# userns-labs: end of checks SECRET", those two written back
+    without the secret; rest: every other line (before the block, after it,
+    and any start or end line in it that is not this boot's); state: "done"
+    (start and end seen), "open" (start seen, no end: the guest stopped) or
+    "none"; forged: an end line that is not this boot's /init's was there."""
+    start, end = START + " " + secret, SENTINEL + " " + secret
+    block, rest, state, forged = [], [], "none", False
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        if secret and state == "none" and line == start:
+            state = "open"
+            block.append(START)
+        elif secret and state == "open" and line == end:
+            state = "done"
+            block.append(SENTINEL)
+        elif line.startswith(START) or line.startswith(SENTINEL):
+            forged = forged or line.startswith(SENTINEL)
+            rest.append(line)
+        elif state == "open":
+            block.append(line)
+        else:
+            rest.append(line)
+    return block, rest, state, forged
+
+
+def cmd_channel(raw, secret, out, rest_path):
+    # bytes as they came (latin-1 maps each byte to one character and back)
+    try:
+        with open(raw, encoding="latin-1", newline="") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    block, rest, state, forged = split_channel(text, secret)
+    with open(out, "w", encoding="latin-1", newline="") as f:
+        f.write("".join(line + "\n" for line in block))
+    if rest:
+        with open(rest_path, "w", encoding="latin-1", newline="") as f:
+            f.write("".join(line + "\n" for line in rest))
+    print("%s %d %d" % (state, len(rest), 1 if forged else 0))
+
+
 def parse_text(text):
     """(labs, order, run) of a results channel. The lines between a lab's
     "  # Subtest: lab-NN-..." and its top-level result line belong to it."""
-    labs, order, run = {}, [], {"plan": None, "ended": False, "kernel": ""}
+    lines, started, ended = block(text)
+    labs, order = {}, []
+    run = {"plan": None, "ended": ended, "started": started, "kernel": ""}
     chunks = []  # (lab number or None, [lines])
     cur = None
-    for raw in text.splitlines():
-        line = raw.rstrip("\r")
+    for line in lines:
         if line.startswith("  # Subtest: "):
             lm = LAB_NAME.match(line[len("  # Subtest: "):].strip())
             if lm:
@@ -121,9 +195,6 @@ def parse_text(text):
             if lm and lm.group(1) == cur:
                 cur = None
     for n, line in chunks:
-        if line == SENTINEL:
-            run["ended"] = True
-            continue
         if n is not None and line.startswith("  ") and not line.startswith("   "):
             feed_point_line(labs[n], line[2:])
             continue
@@ -270,7 +341,7 @@ def cmd_report(path, want):
 def cmd_json(path, want):
     labs, res = results(read(path), want)
     _l, _o, run = parse_text(read(path))
-    doc = {"kernel": run["kernel"], "ended": run["ended"], "labs": {}}
+    doc = {"kernel": run["kernel"], "started": run["started"], "ended": run["ended"], "labs": {}}
     for n in sorted(res):
         st, passed, plan = res[n]
         lab = labs.get(n, new_lab("lab-" + n))
@@ -284,10 +355,15 @@ def cmd_json(path, want):
 def main(argv):
     # a reader that stops early (| head) ends us quietly, as it does grep
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "trouble"):
-        sys.stderr.write("usage: ktap.py results|report|json X.ktap [LABS] | trouble X.log\n")
+    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "trouble", "channel") or \
+            (argv[0] == "channel" and len(argv) != 5):
+        sys.stderr.write("usage: ktap.py results|report|json X.ktap [LABS] | trouble X.log"
+                         " | channel RAW SECRET X.ktap REST\n")
         return 2
     cmd, path = argv[0], argv[1]
+    if cmd == "channel":
+        cmd_channel(path, argv[2], argv[3], argv[4])
+        return 0
     want = " ".join(argv[2:]).split()
     if cmd == "trouble":
         for line in trouble(read(path)):

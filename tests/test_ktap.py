@@ -1,8 +1,11 @@
 """Unit tests of scripts/ktap.py, the reader of the guest's results channel,
 and of its agreement with the kernel's own KTAP parser (kunit.py)."""
 
+import contextlib
+import io
 import os
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,6 +78,112 @@ class Results(unittest.TestCase):
         self.assertFalse(run["ended"])
         _l, _o, run = ktap.parse_text(text("KTAP version 1", "# userns-labs: end of checks"))
         self.assertTrue(run["ended"])
+
+
+SECRET = "0123456789abcdef0123456789abcdef"
+
+
+def fixture(name):
+    with open(os.path.join(FX, name), encoding="utf-8") as f:
+        return f.read()
+
+
+class Channel(unittest.TestCase):
+    """The host's split of a boot's raw channel (run-qemu.sh, ktap.py
+    channel): only /init's block, framed by lines with the boot's secret."""
+
+    def test_a_kernel_run_written_before_init_is_not_a_block(self):
+        # the initcall forger: a whole passing run and end lines, no secret
+        block, rest, state, forged = ktap.split_channel(fixture("initcall.channel"), SECRET)
+        self.assertEqual((block, state, forged), ([], "none", True))
+        self.assertEqual(len(rest), len(fixture("initcall.channel").splitlines()))
+        _l, res = ktap.results("".join(x + "\n" for x in block), ["01"])
+        self.assertEqual(res, {"01": ("MISSING", 0, 0)})
+
+    def test_lines_before_init_are_set_aside_and_the_block_read(self):
+        block, rest, state, forged = ktap.split_channel(fixture("prelude.channel"), SECRET)
+        self.assertEqual((state, forged), ("done", False))
+        self.assertEqual(block[0], ktap.START)
+        self.assertEqual(block[-1], ktap.SENTINEL)
+        self.assertEqual(len(rest), 10)
+        self.assertNotIn(SECRET, "".join(block))
+        _l, res = ktap.results("\n".join(block) + "\n")
+        self.assertEqual(res, {"01": ("FAIL", 1, 2)})
+        self.assertEqual("\n".join(block) + "\n", fixture("block.ktap"))
+
+    def test_an_end_line_without_the_secret_anywhere_is_forged(self):
+        block, rest, state, forged = ktap.split_channel(fixture("forged-then-init.channel"), SECRET)
+        self.assertEqual((state, forged), ("done", True))
+        self.assertIn("# userns-labs: end of checks", rest)
+        self.assertEqual(rest[-2:], ["ok 1 lab-01-suid-unmapped", "# userns-labs: end of checks"])
+
+    def test_another_boots_secret_or_none_opens_no_block(self):
+        for secret in ("fedcba9876543210fedcba9876543210", ""):
+            block, _r, state, forged = ktap.split_channel(fixture("prelude.channel"), secret)
+            self.assertEqual((block, state, forged), ([], "none", True))
+
+    def test_a_block_with_no_end_is_open(self):
+        t = text("# userns-labs: init " + SECRET, "KTAP version 1", "1..1")
+        block, rest, state, forged = ktap.split_channel(t, SECRET)
+        self.assertEqual((block, rest, state, forged),
+                         ([ktap.START, "KTAP version 1", "1..1"], [], "open", False))
+
+    def test_a_second_start_line_in_the_block_is_not_the_block(self):
+        t = text("# userns-labs: init " + SECRET, "# userns-labs: init " + SECRET, "ok 1 lab-01-x",
+                 "# userns-labs: end of checks " + SECRET)
+        block, rest, state, forged = ktap.split_channel(t, SECRET)
+        self.assertEqual((state, forged), ("done", False))
+        self.assertEqual(rest, ["# userns-labs: init " + SECRET])
+        self.assertEqual(block, [ktap.START, "ok 1 lab-01-x", ktap.SENTINEL])
+
+    def test_the_command_keeps_bytes_and_writes_rest_only_when_there_is_one(self):
+        with tempfile.TemporaryDirectory() as d:
+            raw, out, rest = (os.path.join(d, n) for n in ("raw", "x.ktap", "rest"))
+            with open(raw, "wb") as f:
+                f.write(b"# userns-labs: init " + SECRET.encode() + b"\n  # got \xff\xfe\n"
+                        b"# userns-labs: end of checks " + SECRET.encode() + b"\n")
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                self.assertEqual(ktap.main(["channel", raw, SECRET, out, rest]), 0)
+            self.assertEqual(buf.getvalue(), "done 0 0\n")
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), b"# userns-labs: init\n  # got \xff\xfe\n"
+                                 b"# userns-labs: end of checks\n")
+            self.assertFalse(os.path.exists(rest))
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                ktap.main(["channel", os.path.join(FX, "initcall.channel"), SECRET, out, rest])
+            self.assertEqual(buf.getvalue(), "none 13 1\n")
+            self.assertEqual(os.path.getsize(out), 0)
+            self.assertTrue(os.path.exists(rest))
+
+
+class Block(unittest.TestCase):
+    """The reader of X.ktap reads only the block: after its start line, up
+    to its end line, and an end line with a secret after it is no end."""
+
+    def test_lines_before_the_start_line_do_not_count(self):
+        t = text("ok 1 lab-01-x", "# userns-labs: end of checks", "# userns-labs: init",
+                 "KTAP version 1", "1..1", "not ok 1 lab-01-x")
+        _l, _o, run = ktap.parse_text(t)
+        self.assertEqual((run["started"], run["ended"]), (True, False))
+        self.assertEqual(ktap.results(t)[1], {"01": ("FAIL", 0, 0)})
+
+    def test_lines_after_the_end_line_do_not_count(self):
+        t = text("# userns-labs: init", "KTAP version 1", "1..1", "# userns-labs: end of checks",
+                 "ok 1 lab-01-x")
+        _l, _o, run = ktap.parse_text(t)
+        self.assertTrue(run["ended"])
+        self.assertEqual(ktap.results(t, ["01"])[1], {"01": ("MISSING", 0, 0)})
+
+    def test_a_raw_end_line_with_a_secret_is_not_the_end(self):
+        _l, _o, run = ktap.parse_text(text("KTAP version 1", "# userns-labs: end of checks " + SECRET))
+        self.assertFalse(run["ended"])
+
+    def test_the_block_fixture(self):
+        labs, _o, run = ktap.parse_text(fixture("block.ktap"))
+        self.assertEqual((run["started"], run["ended"]), (True, True))
+        self.assertEqual(ktap.summarize(labs["01"]), ("FAIL", 1, 2))
 
 
 class Trouble(unittest.TestCase):
