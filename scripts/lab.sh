@@ -112,6 +112,7 @@ check() { # [NN]
 	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?).\n' "$C_RED" "$C_OFF" ;;
 	4) printf '%sPANIC:%s the kernel panicked.\n' "$C_RED" "$C_OFF" ;;
 	6) printf '%sFLOOD:%s the console output was cut at its cap.\n' "$C_RED" "$C_OFF" ;;
+	7) printf "%sUNAUTHENTICATED:%s the results channel carried no result of this boot's /init (lines the kernel wrote there itself?): nothing on it counts.\n" "$C_RED" "$C_OFF" ;;
 	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended.\n' "$C_RED" "$C_OFF" ;;
 	esac
 	printf 'Kernel log: %s   results: %s\n' "$(here_path "$log")" "$(here_path "${log%.log}.ktap")"

@@ -9,15 +9,31 @@
 # Two channels: the kernel's log (the console, ttyS0) goes to X.log, and what
 # the guest's /init prints (the checks' KTAP, a demo's or a script's output,
 # and the end-of-checks line) goes to X.ktap, from a second serial port that
-# the kernel never prints to. Results are read from X.ktap only (ktap.sh), so
-# a kernel's console messages cannot pose as the guest's results.
+# the kernel does not print to on its own. Results are read from X.ktap only
+# (ktap.sh), so a kernel's console messages cannot pose as the guest's results.
+#
+# Each boot has a secret of its own, drawn here and handed to /init only: a
+# small cpio archive holding /.userns-labs-nonce, packed after the initramfs
+# into a copy made for this boot (the kernel unpacks the archives one after
+# the other; the secret is never on the kernel's command line, which every
+# process of the guest may read). /init reads it, removes the file, and
+# writes "# userns-labs: init SECRET" on the channel before it runs anything,
+# then "# userns-labs: end of checks SECRET" when it is done. X.ktap holds
+# only what came between the two (with those lines written back without the
+# secret); whatever else was on the channel (lines a kernel wrote before
+# /init started, or after it ended) goes to X.channel, for people, and is
+# never read as a result. A kernel can still write anything while /init
+# runs (it can read the secret): see the README, "The results channel".
 #
 # The boot's time limit is --timeout, else BOOT_TIMEOUT, else the sum of the
 # labs' TIMEOUT (lab.conf) and a minute for the boot itself.
 #
 # The exit status says how the boot ended: 0 the guest finished its checks,
 # 3 TIMEOUT (hang), 4 PANIC, 5 REBOOT (the guest reset or stopped before the
-# end), 6 console FLOOD (output capped, or a timeout with a huge log).
+# end), 6 console FLOOD (output capped, or a timeout with a huge log),
+# 7 UNAUTHENTICATED (the results channel carried no result of this boot's
+# /init: an end line without this boot's secret, or lines on the channel
+# and no block of /init's; such a run is never taken as finished).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -79,11 +95,26 @@ if [ "$mode" = shell ]; then
 fi
 ktap=${log%.log}.ktap
 [ "$ktap" != "$log" ] || ktap=$log.ktap
+channel=${ktap%.ktap}.channel
 mkdir -p "$(dirname "$log")"
-rm -f "$ktap"
+rm -f "$ktap" "$channel"
 # QEMU parses its option strings: give it a path of our own making only.
-raw=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-ktap.XXXXXX")/ktap
-trap 'rm -rf "$(dirname "$raw")"' EXIT
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-ktap.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+raw=$tmp/ktap
+# This boot's secret, for /init alone: the initramfs, then an archive of one
+# file (mode 0400, root's), in a copy of this boot's own.
+nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+[ "${#nonce}" -eq 32 ] || die "run-qemu.sh: could not draw a secret for this boot"
+mkdir "$tmp/nonce"
+printf '%s\n' "$nonce" >"$tmp/nonce/.userns-labs-nonce"
+chmod 400 "$tmp/nonce/.userns-labs-nonce"
+cp "$initrd" "$tmp/initrd"
+(cd "$tmp/nonce" && echo .userns-labs-nonce | cpio --quiet -o -H newc -R 0:0) >>"$tmp/initrd" ||
+	die "run-qemu.sh: could not pack this boot's secret (cpio)"
+for i in "${!qemu[@]}"; do
+	[ "${qemu[$i]}" != -initrd ] || qemu[i + 1]=$tmp/initrd
+done
 qemu+=(-display none -monitor none -serial stdio -serial "file:$raw")
 
 set +e
@@ -91,13 +122,29 @@ timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | head -c "$cap" | tr -d '\
 rcs=("${PIPESTATUS[@]}")
 set -e
 qrc=${rcs[0]}
-head -c "$cap" "$raw" 2>/dev/null | tr -d '\r' >"$ktap" || : >"$ktap"
-if grep -q '^# userns-labs: end of checks$' "$ktap"; then
+head -c "$cap" "$raw" 2>/dev/null | tr -d '\r' >"$tmp/channel" || : >"$tmp/channel"
+# X.ktap: the lines of this boot's /init, from its start line to its end
+# line (both carry the secret; written back without it); the channel's
+# other lines to X.channel. auth: "done" (start and end seen), "open"
+# (start seen, no end: the guest stopped), or "none"; foreign: how many
+# lines were not the block's; forged: 1 when an end line on the channel was
+# not this boot's /init's (scripts/ktap.py, split_channel).
+auth=none foreign=0 forged=0
+read -r auth foreign forged < <(python3 "$(dirname "$0")/ktap.py" channel \
+	"$tmp/channel" "$nonce" "$ktap" "$tmp/rest" || echo none 0 0)
+[ -f "$ktap" ] || : >"$ktap"
+if [ "$foreign" -gt 0 ]; then
+	mv "$tmp/rest" "$channel"
+	info "run-qemu.sh: the results channel held $foreign line(s) that this boot's /init did not write: ignored (see $channel)" >&2
+fi
+if [ "$auth" = "done" ] && [ "$forged" -eq 0 ]; then
 	exit 0
 elif grep -q 'Kernel panic' "$log"; then
 	exit 4
+elif [ "$forged" -eq 1 ] || { [ "$auth" = none ] && [ "$foreign" -gt 0 ]; }; then
+	exit 7
 fi
-size=$(($(wc -c <"$log") + $(wc -c <"$ktap")))
+size=$(($(wc -c <"$log") + $(wc -c <"$tmp/channel")))
 if [ "$size" -ge "$cap" ]; then
 	exit 6
 elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then

@@ -16,6 +16,9 @@
 #   ktap_base                           the course's kernel base this
 #                                       kernel was built from (6.1, 6.12),
 #                                       from the command line (labs.base=)
+#   ktap_kill_user UID                  end every process of user UID
+#                                       (what a program the check ran as
+#                                       UID left behind); 1 if one outlived it
 #   ktap_done                           exit status: 0 if none failed
 #   if_wrong TEXT                       what a failure of the next point
 #                                       means, in the student's terms: a
@@ -85,7 +88,22 @@ ktap_needs() {
 # when the same point is still running after ktap_point_timeout seconds, the
 # watchdog kills it. It looks once a second and ends with the check. (A
 # watchdog per point costs two processes a point, some 30 ms each here.)
-_ktap_ctl=/tmp/.ktap-point-$$
+#
+# The control file and the point's output are the check's own: they live in
+# a private folder (root's, 0700, a name no one can guess), KTAP_DIR, which
+# /init makes once per boot; a check run by hand makes one. Never a path in
+# a world-writable folder such as /tmp, where a process of the unprivileged
+# user could put a FIFO or a file of its own first and so write the output
+# the point reads.
+_ktap_own_dir=""
+if [ -z "${KTAP_DIR:-}" ] || [ ! -d "$KTAP_DIR" ] || [ -L "$KTAP_DIR" ]; then
+	KTAP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ktap.XXXXXXXX") || {
+		echo "ktap.sh: cannot make a private folder for the check's files" >&2
+		exit 1
+	}
+	_ktap_own_dir=$KTAP_DIR
+fi
+_ktap_ctl=$KTAP_DIR/point-$$
 _ktap_wd=""
 _ktap_watchdog() {
 	_last="" _secs=0
@@ -106,6 +124,7 @@ _ktap_watchdog() {
 		fi
 	done
 	rm -f "$_ktap_ctl" "$_ktap_ctl.to" "$_ktap_ctl.out"
+	[ -z "$_ktap_own_dir" ] || rmdir "$_ktap_own_dir" 2>/dev/null
 }
 
 # _ktap_run CMD...: run CMD (a program or a shell function) under the point's
@@ -168,6 +187,36 @@ _ktap_got() {
 	ktap_diag "$_out"
 }
 
+# _ktap_user_left UID: is a process of user UID (real uid) still alive?
+# (a zombie is not: it can do nothing more). The shell's own read.
+_ktap_user_left() {
+	for _s in /proc/[0-9]*/status; do
+		_st="" _uid=""
+		while read -r _k _v _; do
+			case $_k in
+			State:) _st=$_v ;;
+			Uid:) _uid=$_v && break ;;
+			esac
+		done 2>/dev/null <"$_s"
+		[ "$_uid" = "$1" ] && [ "$_st" != Z ] && return 0
+	done
+	return 1
+}
+
+# ktap_kill_user UID: SIGKILL to every process of user UID, sent by UID
+# itself to all it may signal (kill -1), until none is alive: a process the
+# student's program left behind can do nothing after it.
+ktap_kill_user() {
+	_k=0
+	while [ "$_k" -lt 5 ]; do
+		runas "$1:$1" kill -KILL -1 2>/dev/null
+		_ktap_user_left "$1" || return 0
+		sleep 0.1
+		_k=$((_k + 1))
+	done
+	return 1
+}
+
 if_wrong() {
 	_ktap_wrong=$1
 }
@@ -213,5 +262,7 @@ expect_xfail() {
 
 ktap_done() {
 	[ -z "$_ktap_wd" ] || kill "$_ktap_wd" 2>/dev/null
+	# a folder the check made for itself (a check run by hand): removed
+	[ -z "$_ktap_own_dir" ] || rm -rf "$_ktap_own_dir"
 	[ "$ktap_failed" -eq 0 ]
 }
