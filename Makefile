@@ -94,10 +94,10 @@ lint: ## shellcheck the scripts, checkpatch the patches and demos
 bench: ## time the cold build, the edit-rebuild-boot-check loop, a boot, the staircase
 	@$(S)/bench.sh
 
-grade: ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
+grade: deps ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
 	@$(S)/grade.sh "$${SUB-}" "$${LAB-}"
 
-grade-all: ## grade a class: DIR=<one submission per sub-directory> LAB=N [JOBS=k at once] [ENGINE=slurm] (resumable)
+grade-all: deps ## grade a class: DIR=<one submission per sub-directory> LAB=N [JOBS=k at once] [ENGINE=slurm] (resumable)
 	@GRADE_JOBS="$${JOBS-}" JOBS= GRADE_ENGINE="$${ENGINE-}" $(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
 
 install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel

@@ -14,10 +14,18 @@ objs=$GUEST_DIR/bin
 mkdir -p "$objs"
 CFLAGS=${GUEST_CFLAGS:--static -O2 -Wall -Wextra -Wno-unused-parameter -pthread}
 
-# compile SRC -> $objs/NAME when the source or a shared header is newer
+# compile SRC -> $objs/NAME when the source or a shared header is newer.
+# GUEST_PREBUILT=DIR: a program of that name in DIR is taken as it is (the
+# grader compiles a student's program in its sandbox, never here).
 compile() {
 	local src=$1 out
 	out=$objs/$(basename "${1%.c}")
+	if [ -n "${GUEST_PREBUILT:-}" ] && [ -f "$GUEST_PREBUILT/$(basename "$out")" ]; then
+		cmp -s "$GUEST_PREBUILT/$(basename "$out")" "$out" 2>/dev/null ||
+			cp -- "$GUEST_PREBUILT/$(basename "$out")" "$out"
+		chmod 755 "$out"
+		return
+	fi
 	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$newest_dep" -nt "$out" ]; then
 		# shellcheck disable=SC2086
 		gcc $CFLAGS -o "$out.tmp" "$src" ||

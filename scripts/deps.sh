@@ -35,6 +35,7 @@ xz            xz-utils           lab    unpacking the kernel source
 git           git                lab    the kernel tree, the steps, grading
 qemu-system-x86_64 qemu-system-x86 lab  booting the kernel
 busybox       busybox-static     lab    the guest userland
+bwrap         bubblewrap         lab    the grader sandbox (builds and repositories of submissions)
 shellcheck    shellcheck         test   make lint
 pandoc        pandoc             test   make book
 -             libjs-lunr         test   make book (the search box: lunr.min.js)

@@ -277,8 +277,10 @@ kbuild_make() {
 # copied file is made newer than the worktree's, each differing file then
 # newer than the copy. objtool's
 # own build names its objects by absolute path: the copy's name the copy.
+# AS: the path the copy will be seen at, when not TO (the grader's sandbox
+# sees its copy at /tmp/sbx/obj, beside /tmp/sbx/linux).
 copy_obj() {
-	local from=$1 to=$2 a b c d
+	local from=$1 to=$2 as=${3:-$2} a b c d
 	[ -f "$from/.userns-labs-tree" ] || return 1
 	rm -rf -- "$to"
 	cp -a -- "$from" "$to" || return 1
@@ -287,9 +289,9 @@ copy_obj() {
 	# dir's path), host programs' sources, some folders' include paths, the
 	# source tree that Kconfig read (include/config/auto.conf.cmd)
 	a=$(printf '%s/' "$from" | sed 's/[].[*^$#\\/]/\\&/g')
-	b=$(printf '%s/' "$to" | sed 's/[&#\\]/\\&/g')
+	b=$(printf '%s/' "$as" | sed 's/[&#\\]/\\&/g')
 	c=$(printf '%s/linux' "$(dirname "$from")" | sed 's/[].[*^$#\\/]/\\&/g')
-	d=$(printf '%s/linux' "$(dirname "$to")" | sed 's/[&#\\]/\\&/g')
+	d=$(printf '%s/linux' "$(dirname "$as")" | sed 's/[&#\\]/\\&/g')
 	{
 		find "$to" -name '.*.cmd'
 		[ ! -f "$to/include/config/auto.conf.cmd" ] || echo "$to/include/config/auto.conf.cmd"

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Run a command on a submission's content in a sandbox: bubblewrap, as an
+# unprivileged user of its own, with no network, the host read-only, and a
+# folder of its own (a size-limited tmpfs) as the only place it can write.
+#
+#   sandbox.sh [OPTION]... -- CMD [ARG]...
+#     --ro SRC NAME        the host's SRC, read-only, at /tmp/sbx/NAME
+#     --copy SRC NAME      a copy of the host's SRC at /tmp/sbx/NAME, the
+#                          sandbox's own (writable)
+#     --dir NAME           an empty folder /tmp/sbx/NAME, writable
+#     --out NAME DEST MAX  after CMD: /tmp/sbx/NAME, when it is a regular
+#                          file (never a link) of at most MAX bytes, copied
+#                          to the host's DEST; DEST is removed otherwise
+#     --hide DIR           the host's DIR is an empty folder in the sandbox
+#     --setenv VAR VALUE   in CMD's environment (which is otherwise only
+#                          PATH, HOME=/tmp, LANG)
+#     --timeout S          CMD is killed after S seconds (exit 124)
+#     --size SIZE          the sandbox's own folders hold at most SIZE
+#                          (tmpfs size=, default 4g)
+# CMD's output is this script's. Its exit status is CMD's (124 on timeout),
+# or 71 when the sandbox could not be made (the reason on stderr).
+#
+# Why two steps. bubblewrap run by an unprivileged user resolves every path
+# it mounts as that user, so a course checked out under /root (test-fresh,
+# many teachers) could not be mounted; run as root, it cannot drop to
+# another uid (its user namespace maps the sandbox's user to uid 0
+# outside). So, as root: a private mount namespace (util-linux's unshare)
+# where root mounts a tmpfs and binds into it what the sandbox may see,
+# hides the folders it must not see (results, other submissions), then
+# drops to the sandbox user (setpriv: no groups, no capabilities, no new
+# privileges) and runs bubblewrap on that. When the mount namespace ends,
+# so do its tmpfs and every file the command wrote; the sandbox's process
+# tree dies with bubblewrap (--die-with-parent, its own PID namespace).
+# Not root: the same in a user namespace of one's own (unshare -r), and the
+# sandbox runs as oneself.
+#
+# The sandbox's user: userns-grader (USERNS_SANDBOX_USER), a system user
+# with no home and no shell, made here when it is missing.
+set -u
+SBX=/tmp/sbx
+SB_USER=${USERNS_SANDBOX_USER:-userns-grader}
+
+sb_die() {
+	printf 'sandbox: %s\n' "$*" >&2
+	exit 71
+}
+
+if [ "${1:-}" != --inner ]; then
+	self=$(realpath -- "$0")
+	command -v bwrap >/dev/null || sb_die "bubblewrap (bwrap) is not installed: make deps (Debian's bubblewrap)"
+	{ command -v unshare && command -v setpriv; } >/dev/null ||
+		sb_die "unshare and setpriv (util-linux) are needed"
+	if [ "$(id -u)" -eq 0 ]; then
+		if ! getent passwd "$SB_USER" >/dev/null; then
+			useradd --system --user-group --no-create-home --home-dir /nonexistent \
+				--shell /usr/sbin/nologin "$SB_USER" >/dev/null 2>&1 ||
+				getent passwd "$SB_USER" >/dev/null ||
+				sb_die "cannot make the sandbox's user $SB_USER (useradd)"
+		fi
+		stage=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-sandbox.XXXXXX") || sb_die "no folder for the sandbox"
+		rc=0
+		unshare --mount --propagation private -- "$self" --inner "$stage" root "$@" || rc=$?
+	else
+		stage=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-sandbox.XXXXXX") || sb_die "no folder for the sandbox"
+		rc=0
+		unshare --user --map-root-user --mount --propagation private -- \
+			"$self" --inner "$stage" self "$@" || rc=$?
+	fi
+	rmdir -- "$stage" 2>/dev/null
+	exit "$rc"
+fi
+
+# --inner STAGE WHO OPTIONS... -- CMD...: in the private mount namespace
+stage=$2 who=$3
+shift 3
+ros=() copies=() dirs=() outs=() hides=() envs=() timeout=0 size=4g
+while [ $# -gt 0 ]; do
+	case $1 in
+	--ro) ros+=("$2" "$3"); shift 3 ;;
+	--copy) copies+=("$2" "$3"); shift 3 ;;
+	--dir) dirs+=("$2"); shift 2 ;;
+	--out) outs+=("$2" "$3" "$4"); shift 4 ;;
+	--hide) hides+=("$2"); shift 2 ;;
+	--setenv) envs+=(--setenv "$2" "$3"); shift 3 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--size) size=$2; shift 2 ;;
+	--) shift; break ;;
+	*) sb_die "unknown option '$1'" ;;
+	esac
+done
+[ $# -gt 0 ] || sb_die "no command"
+case $timeout in *[!0-9]* | '') sb_die "--timeout needs seconds" ;; esac
+
+# NAME: one path below /tmp/sbx, made of plain names
+sb_name() {
+	case $1 in '' | /* | *..* | *[!A-Za-z0-9._/-]*) sb_die "not a sandbox name: '$1'" ;; esac
+}
+
+mount -t tmpfs -o "mode=0755,size=$size" userns-labs-sandbox "$stage" || sb_die "cannot mount the sandbox's tmpfs"
+for ((i = 0; i < ${#copies[@]}; i += 2)); do
+	sb_name "${copies[i + 1]}"
+	{ mkdir -p "$(dirname "$stage/${copies[i + 1]}")" &&
+		cp -a -- "${copies[i]}" "$stage/${copies[i + 1]}"; } || sb_die "cannot copy ${copies[i]} into the sandbox (too large for its ${size} tmpfs?)"
+done
+for d in "${dirs[@]}"; do
+	sb_name "$d"
+	mkdir -p "$stage/$d" || sb_die "cannot make $d"
+done
+run_as=()
+if [ "$who" = root ]; then
+	# the sandbox's own folders are its user's; the read-only binds stay root's
+	find "$stage" -xdev -exec chown -h "$SB_USER:" {} + || sb_die "cannot give the sandbox its folders"
+	run_as=(setpriv --reuid="$SB_USER" --regid="$SB_USER" --clear-groups --no-new-privs
+		--inh-caps=-all --bounding-set=-all --)
+fi
+for ((i = 0; i < ${#ros[@]}; i += 2)); do
+	sb_name "${ros[i + 1]}"
+	{ mkdir -p "$stage/${ros[i + 1]}" &&
+		mount --bind "${ros[i]}" "$stage/${ros[i + 1]}" &&
+		mount -o remount,bind,ro "$stage/${ros[i + 1]}"; } || sb_die "cannot show ${ros[i]} to the sandbox"
+done
+# what the sandbox must not see: another submission, the results, the
+# kernels kept, homes (bubblewrap's view of / includes these empty folders)
+hidden=()
+for d in "${hides[@]}" /home /root /run /var/tmp; do
+	[ -d "$d" ] || continue
+	mount -t tmpfs -o mode=0755,size=4k userns-labs-hidden "$d" || sb_die "cannot hide $d"
+	hidden+=("$d")
+done
+
+bw=(bwrap --ro-bind / / --tmpfs /tmp --bind "$stage" "$SBX" --dev /dev --proc /proc
+	--unshare-all --die-with-parent --new-session --clearenv
+	--setenv PATH /usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin --setenv HOME /tmp
+	--setenv LANG C.UTF-8 --setenv TMPDIR /tmp "${envs[@]}" --chdir "$SBX" --)
+rc=0
+if [ "$timeout" -gt 0 ]; then
+	"${run_as[@]}" timeout -k 5 "$timeout" "${bw[@]}" "$@" || rc=$?
+else
+	"${run_as[@]}" "${bw[@]}" "$@" || rc=$?
+fi
+
+# the host's folders again (the results go there), last hidden first
+for ((i = ${#hidden[@]} - 1; i >= 0; i--)); do umount -- "${hidden[i]}" 2>/dev/null; done
+
+# The results, copied out by this (trusted) side once every process of the
+# sandbox is gone: regular files only, never through a link, capped.
+for ((i = 0; i < ${#outs[@]}; i += 3)); do
+	n=${outs[i]} dest=${outs[i + 1]} max=${outs[i + 2]}
+	sb_name "$n"
+	rm -f -- "$dest"
+	f=$stage/$n
+	if [ -f "$f" ] && [ ! -L "$f" ] && [ "$(stat -c %s -- "$f")" -le "$max" ]; then
+		# and no link on the way to it either
+		[ "$(realpath -e -- "$f")" = "$(realpath -e -- "$stage")/$n" ] && cat -- "$f" >"$dest"
+	fi
+done
+umount -l "$stage" 2>/dev/null
+exit "$rc"
