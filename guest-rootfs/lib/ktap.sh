@@ -205,11 +205,13 @@ _ktap_user_left() {
 
 # ktap_kill_user UID: SIGKILL to every process of user UID, sent by UID
 # itself to all it may signal (kill -1), until none is alive: a process the
-# student's program left behind can do nothing after it.
+# student's program left behind can do nothing after it. (The kill holds no
+# descriptor of the check's output, which a process of UID could take from
+# /proc/PID/fd before it dies.)
 ktap_kill_user() {
 	_k=0
 	while [ "$_k" -lt 5 ]; do
-		runas "$1:$1" kill -KILL -1 2>/dev/null
+		runas "$1:$1" kill -KILL -1 </dev/null >/dev/null 2>&1
 		_ktap_user_left "$1" || return 0
 		sleep 0.1
 		_k=$((_k + 1))
