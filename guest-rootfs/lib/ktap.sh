@@ -209,12 +209,12 @@ _ktap_user_left() {
 # descriptor of the check's output, which a process of UID could take from
 # /proc/PID/fd before it dies.)
 ktap_kill_user() {
-	_k=0
-	while [ "$_k" -lt 5 ]; do
+	_kills=0
+	while [ "$_kills" -lt 5 ]; do
 		runas "$1:$1" kill -KILL -1 </dev/null >/dev/null 2>&1
 		_ktap_user_left "$1" || return 0
 		sleep 0.1
-		_k=$((_k + 1))
+		_kills=$((_kills + 1))
 	done
 	return 1
 }
