@@ -90,11 +90,11 @@ ktap_needs() {
 # watchdog per point costs two processes a point, some 30 ms each here.)
 #
 # The control file and the point's output are the check's own: they live in
-# a private folder (root's, 0700, a name no one can guess), KTAP_DIR, which
-# /init makes once per boot; a check run by hand makes one. Never a path in
-# a world-writable folder such as /tmp, where a process of the unprivileged
-# user could put a FIFO or a file of its own first and so write the output
-# the point reads.
+# a private folder, KTAP_DIR (root's, 0700, made anew by mktemp -d, so no
+# one can have made it first), which /init makes once per boot; a check run
+# by hand makes one. Never a path in a world-writable folder such as /tmp,
+# where a process of the unprivileged user could put a FIFO or a file of
+# its own first and so write the output the point reads.
 _ktap_own_dir=""
 if [ -z "${KTAP_DIR:-}" ] || [ ! -d "$KTAP_DIR" ] || [ -L "$KTAP_DIR" ]; then
 	KTAP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ktap.XXXXXXXX") || {
