@@ -124,19 +124,33 @@ done
 hidden=()
 for d in "${hides[@]}" /home /root /run /var/tmp; do
 	[ -d "$d" ] || continue
+	# never a folder that holds the sandbox's own (bubblewrap's /tmp is
+	# its own anyway)
+	case $stage/ in "${d%/}"/*) continue ;; esac
 	mount -t tmpfs -o mode=0755,size=4k userns-labs-hidden "$d" || sb_die "cannot hide $d"
 	hidden+=("$d")
 done
 
-bw=(bwrap --ro-bind / / --tmpfs /tmp --bind "$stage" "$SBX" --dev /dev --proc /proc
+# Limits: /tmp and /dev/shm are small tmpfs of its own, processes (of the
+# sandbox's user, all lanes together) and file sizes are capped.
+bw=(bwrap --ro-bind / / --size 536870912 --tmpfs /tmp --bind "$stage" "$SBX" --dev /dev
+	--size 67108864 --tmpfs /dev/shm --proc /proc
 	--unshare-all --die-with-parent --new-session --clearenv
 	--setenv PATH /usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin --setenv HOME /tmp
 	--setenv LANG C.UTF-8 --setenv TMPDIR /tmp "${envs[@]}" --chdir "$SBX" --)
+limits=(prlimit --nproc=2048 --fsize=$((2 * 1024 * 1024 * 1024)) --core=0 --)
+# no file of the caller's reaches the sandbox: every descriptor but 0, 1
+# and 2 is closed (a lock of the grader's, a log it writes)
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	case $fd in '' | *[!0-9]*) continue ;; esac
+	[ "$fd" -le 2 ] || eval "exec $fd>&-" 2>/dev/null
+done
 rc=0
 if [ "$timeout" -gt 0 ]; then
-	"${run_as[@]}" timeout -k 5 "$timeout" "${bw[@]}" "$@" || rc=$?
+	"${run_as[@]}" "${limits[@]}" timeout -k 5 "$timeout" "${bw[@]}" "$@" </dev/null || rc=$?
 else
-	"${run_as[@]}" "${bw[@]}" "$@" || rc=$?
+	"${run_as[@]}" "${limits[@]}" "${bw[@]}" "$@" </dev/null || rc=$?
 fi
 
 # the host's folders again (the results go there), last hidden first
@@ -151,7 +165,8 @@ for ((i = 0; i < ${#outs[@]}; i += 3)); do
 	f=$stage/$n
 	if [ -f "$f" ] && [ ! -L "$f" ] && [ "$(stat -c %s -- "$f")" -le "$max" ]; then
 		# and no link on the way to it either
-		[ "$(realpath -e -- "$f")" = "$(realpath -e -- "$stage")/$n" ] && cat -- "$f" >"$dest"
+		[ "$(realpath -e -- "$f")" = "$(realpath -e -- "$stage")/$n" ] &&
+			dd if="$f" iflag=nofollow of="$dest" bs=1M status=none 2>/dev/null
 	fi
 done
 umount -l "$stage" 2>/dev/null
