@@ -20,6 +20,8 @@
 # exit 70: never a student's result, never stamped as graded.
 set -u
 . "$(dirname "$0")/lib.sh"
+# what the grader makes, the sandbox's user must read (worktrees, copies)
+umask 022
 
 G=${GRADE_DIR:-$BUILD/grade}
 OUT=${GRADE_OUT:-$G/results}
@@ -90,10 +92,108 @@ why_no_apply() { # DIFF P
 	rm -f "$idx"
 }
 
+# What a submission's content touches runs in the sandbox (sandbox.sh):
+# its kernel's build, its program's compile, a repository's own git. The
+# sandbox sees the lane's worktree read-only at /tmp/sbx/linux and a fresh
+# copy of the lane's objects of the start tree at /tmp/sbx/obj; the
+# results, the kernels kept, the other lanes and the class's folder are
+# hidden from it, and what comes out of it (vmlinux, the build's messages)
+# is copied out as data.
+SBX=/tmp/sbx
+# (build/ is hidden whole: the kernel repository holds every lane's
+# submission as commits)
+sandbox() {
+	"$TOP/scripts/sandbox.sh" --hide "$TOP/build" --hide "$G" --hide "$OUT" \
+		${GRADE_CLASS_DIR:+--hide "$GRADE_CLASS_DIR"} "$@" 8>&- 9>&-
+}
+build_timeout=${GRADE_BUILD_TIMEOUT:-1800}
+# what a submission may weigh: its diff (gradelib.py's limit for patches)
+# and a bundle
+max_diff=${GRADE_MAX_BYTES:-$((64 * 1024 * 1024))}
+case $max_diff in '' | *[!0-9]*) max_diff=$((64 * 1024 * 1024)) ;; esac
+max_bundle=$((256 * 1024 * 1024))
+
+# lane_template L TAG: L's objects of TAG's tree, built on the host from the
+# course's own code (trusted), copied as the sandbox will see them
+# (copy_obj ... AS): $L/templates/TAG. The worktree must be at TAG. The
+# last two tags' are kept.
+lane_template() {
+	local l=$1 tag=$2 t want
+	t=$l/templates/$tag
+	want="$(kgit rev-parse "$tag^{commit}") $(cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh" "$TOP/scripts/lib.sh" | sha1sum | cut -c1-12)"
+	if [ -f "$t/.userns-labs-template" ] && [ "$(cat "$t/.userns-labs-template")" = "$want" ]; then
+		touch "$t"
+		return 0
+	fi
+	rm -rf -- "$t"
+	mkdir -p "$l/templates"
+	# a lane's first objects: make check's (build/obj), when it has none
+	if [ ! -f "$obj/.userns-labs-tree" ] && [ -f "$OBJ_DIR/.userns-labs-tree" ]; then
+		copy_obj "$OBJ_DIR" "$obj" || rm -rf -- "$obj"
+	fi
+	KERNEL_DIR=$wt OBJ_DIR=$obj LOG_DIR=$l "$TOP/scripts/build-kernel.sh" >"$l/template.out" 2>&1 ||
+		grader_error "the start tree $tag does not build in $wt (see $l/template.out)"
+	copy_obj "$obj" "$t" "$SBX/obj" || grader_error "cannot copy the objects of $tag to $t"
+	echo "$want" >"$t/.userns-labs-template"
+	# shellcheck disable=SC2012 # tag names: no quoting trouble
+	ls -1t "$l/templates" | tail -n +3 | while read -r k; do rm -rf -- "${l:?}/templates/$k"; done
+}
+
+# sandbox_build TEMPLATE LABEL KDEST TMPD: the worktree's kernel built in the
+# sandbox from a copy of TEMPLATE, as make check builds it (the same make
+# command, so kbuild's records hold: only what the submission changed is
+# compiled); vmlinux to KDEST and kbuild's identity files to TMPD; the
+# build's messages on stdout. Its status is make's (124: out of time).
+sandbox_build() {
+	local tmpl=$1 label=$2 kdest=$3 td=$4 KMAKE
+	# the make command of build-kernel.sh, as the sandbox sees the folders
+	KERNEL_DIR=$SBX/linux OBJ_DIR=$SBX/obj kbuild_make
+	sandbox --ro "$wt" linux --copy "$tmpl" obj \
+		--out obj/vmlinux "$kdest" $((1024 * 1024 * 1024)) \
+		--out obj/include/config/kernel.release "$td/kernel.release" 4096 \
+		--out obj/include/generated/utsversion.h "$td/utsversion.h" 4096 \
+		--setenv ARCH "$ARCH" --setenv KBUILD_BUILD_USER "$KBUILD_BUILD_USER" \
+		--setenv KBUILD_BUILD_HOST "$KBUILD_BUILD_HOST" \
+		--setenv KBUILD_BUILD_TIMESTAMP "$KBUILD_BUILD_TIMESTAMP" \
+		--setenv KBUILD_BUILD_VERSION "$label" --setenv CCACHE_DISABLE 1 \
+		--timeout "$build_timeout" -- "${KMAKE[@]}" vmlinux 2>&1
+}
+
+# repo_read REPO TAG TMPD: in the sandbox, REPO read-only, git there with
+# safe.directory, no fsmonitor and no hooks (command-line config, above the
+# repository's own): whether it has uncommitted changes (TMPD/state: clean
+# or dirty; no file: it could not be read), its first untracked files
+# (TMPD/untracked), and its commits as a bundle (TMPD/sub.bundle, without
+# TAG's history when it has TAG's commit); git's complaints in TMPD/err.
+# A filter the repository declares can only run there.
+repo_read() {
+	local r=$1 base td=$3
+	base=$(kgit rev-parse "$2^{commit}")
+	sandbox --ro "$r" repo --dir out \
+		--out out/sub.bundle "$td/sub.bundle" "$max_bundle" \
+		--out out/state "$td/state" 100 --out out/untracked "$td/untracked" 100000 \
+		--out out/err "$td/err" 100000 \
+		--setenv GIT_CONFIG_NOSYSTEM 1 --setenv GIT_CONFIG_COUNT 3 \
+		--setenv GIT_CONFIG_KEY_0 safe.directory --setenv GIT_CONFIG_VALUE_0 '*' \
+		--setenv GIT_CONFIG_KEY_1 core.fsmonitor --setenv GIT_CONFIG_VALUE_1 false \
+		--setenv GIT_CONFIG_KEY_2 core.hooksPath --setenv GIT_CONFIG_VALUE_2 /dev/null \
+		--setenv GIT_OPTIONAL_LOCKS 0 \
+		--timeout 600 -- sh -c '
+		cd "$1/repo" 2>/dev/null || { echo "permission denied: cannot enter the repository" >>"$1/out/err"; exit 1; }
+		s=$(git status --porcelain --untracked-files=no 2>>"$1/out/err") || exit 1
+		if [ -z "$s" ]; then echo clean; else echo dirty; fi >"$1/out/state"
+		git status --porcelain --untracked-files=all --ignored=matching 2>/dev/null |
+			grep -e "^??" -e "^!!" | head -20 >"$1/out/untracked"
+		not=
+		git cat-file -e "$3^{commit}" 2>/dev/null && not=$3
+		git bundle create -q "$1/out/sub.bundle" "$2" ${not:+--not "$not"} 2>>"$1/out/err"' \
+		sh "$SBX" "${SUB_REF:-HEAD}" "$base" >/dev/null 2>&1
+	[ $? -ne 71 ] || grader_error "the sandbox could not be made to read $r"
+}
+
 grade_one() { # SUB LAB NAME ID
 	local sub=$1 lab name=$3 id=$4 kind status="" detail="" wt obj start_tag
 	lab=$(printf '%02d' "$((10#$2))")
-	GRADE_ID=$id
 	# the one folder this submission owns: never anything above it
 	local out=$OUT/$id
 	case $id in '' | . | .. | */* | *[!A-Za-z0-9._-]*) grader_error "no safe results folder for '$name'" ;; esac
@@ -113,6 +213,7 @@ grade_one() { # SUB LAB NAME ID
 	local L=${GRADE_LANE_DIR:-$G}
 	wt=$L/linux obj=$L/obj
 	reset_worktree "$start_tag"
+	lane_template "$L" "$start_tag"
 
 	local kt userspace ufiles="" ucopy=$L/course ignored="" untracked=""
 	userspace=$(lab_conf "$lab" USERSPACE)
@@ -126,17 +227,42 @@ grade_one() { # SUB LAB NAME ID
 	if [ -z "$status" ]; then
 		case $kind in
 		repo | bundle)
-			if [ "$kind" = repo ] && [ -n "$(git -C "$sub" status --porcelain 2>/dev/null | grep -v '^??' | head -1)" ]; then
+			# a repository is read in the sandbox (repo_read): its own
+			# config, hooks and filters never run here; its commits come
+			# back as a bundle, which git here only reads as data
+			# (a path of its own: a name with a ':' is no remote)
+			local from ref=${SUB_REF:-HEAD}
+			from=$(realpath -- "$sub")
+			if [ "$kind" = repo ]; then
+				repo_read "$sub" "$start_tag" "$tmpd"
+				from=$tmpd/sub.bundle
+			fi
+			if [ "$kind" = repo ] && [ "$(cat "$tmpd/state" 2>/dev/null)" = dirty ]; then
 				status=DIRTY detail="the repository $sub has uncommitted changes: commit them first (git -C $sub commit -am 'submission'); nothing was changed"
-			elif ! kgit fetch -q -- "$sub" "+${SUB_REF:-HEAD}:refs/grade/$id" 2>"$tmpd/fetch"; then
-				status=NOT_A_PATCH detail="cannot read ${SUB_REF:-HEAD} from $sub: $(head -2 "$tmpd/fetch")"
+			elif [ "$kind" = repo ] && [ "$(cat "$tmpd/state" 2>/dev/null)" != clean ]; then
+				status=NOT_A_PATCH detail="cannot read the repository $sub: $(head -c 600 "$tmpd/err" 2>/dev/null | head -3)"
+				! grep -qi 'permission denied' "$tmpd/err" 2>/dev/null || detail="$detail
+(the grader reads a repository in its sandbox, as the user ${USERNS_SANDBOX_USER:-userns-grader} when run as root: make it readable by every user, chmod -R a+rX, or send a bundle: git bundle create NAME.bundle HEAD)"
+			elif [ "$(stat -c %s -- "$from" 2>/dev/null || echo 0)" -gt "$max_bundle" ]; then
+				status=TOO_LARGE detail="the bundle of $sub is larger than $max_bundle bytes"
+			elif [ ! -s "$from" ]; then
+				status=NOT_A_PATCH detail="cannot read $ref from $sub: $(head -c 600 "$tmpd/err" 2>/dev/null | head -3)"
+			elif ! kgit -c core.hooksPath=/dev/null fetch -q --no-tags -- "$from" "+$ref:refs/grade/$id" 2>"$tmpd/fetch"; then
+				status=NOT_A_PATCH detail="cannot read $ref from $sub: $(head -2 "$tmpd/fetch")"
 			else
-				kgit diff --binary "$start_tag" "refs/grade/$id" >"$tmpd/tree.diff"
+				# the diff, capped and timed: a small bundle can name a
+				# huge tree (one blob in many trees)
+				timeout 300 git -C "$KERNEL_DIR" diff --binary "$start_tag" "refs/grade/$id" 2>/dev/null |
+					head -c $((max_diff + 1)) >"$tmpd/tree.diff"
+				kgit update-ref -d "refs/grade/$id" 2>/dev/null
 				input=$tmpd/tree.diff
-				[ -s "$input" ] || { status=EMPTY detail="${SUB_REF:-HEAD} of $sub has the tree of $start_tag: nothing was changed"; }
+				if [ "$(stat -c %s -- "$input")" -gt "$max_diff" ]; then
+					status=TOO_LARGE detail="$ref of $sub differs from $start_tag by more than $max_diff bytes of diff"
+				elif [ ! -s "$input" ]; then
+					status=EMPTY detail="$ref of $sub has the tree of $start_tag: nothing was changed"
+				fi
 				if [ "$kind" = repo ]; then
-					untracked=$(git -C "$sub" status --porcelain --untracked-files=all --ignored=matching 2>/dev/null |
-						sed -n 's/^[?!][?!] //p' | head -20)
+					untracked=$(sed -n 's/^[?!][?!] //p' "$tmpd/untracked" 2>/dev/null | head -20)
 				fi
 			fi
 			;;
@@ -149,6 +275,7 @@ grade_one() { # SUB LAB NAME ID
 	if [ -z "$status" ]; then
 		kgit ls-tree -r -z --name-only "$start_tag" >"$tmpd/tree"
 		while IFS= read -r line; do list+=("$line"); done < <(py prepare "$input" "$tmpd/p" "$tmpd/tree")
+		[ -f "$tmpd/p/plan.json" ] || grader_error "the submission $name could not be read (gradelib.py prepare wrote no plan)"
 		status=$(py plan-field "$tmpd/p/plan.json" status)
 		[ -z "$status" ] || detail=$(py plan-field "$tmpd/p/plan.json" detail)
 	fi
@@ -172,11 +299,19 @@ grade_one() { # SUB LAB NAME ID
 				excl+=("--exclude=$f")
 				[ -d "$ucopy/.git" ] || {
 					mkdir -p "$ucopy" && cp -a "$LABS_DIR" "$ucopy/labs" &&
-						cp -a "$SOLUTIONS_DIR" "$ucopy/solutions" && git -C "$ucopy" init -q
+						cp -a "$SOLUTIONS_DIR" "$ucopy/solutions" && git -C "$ucopy" init -q &&
+						git -C "$ucopy" add -A && git -C "$ucopy" -c user.name=grader \
+						-c user.email=grader@localhost commit -q -m course
 				} || grader_error "cannot copy the course into $ucopy"
 				msg=$(git -C "$ucopy" apply "-p$p" --include="$f" "$d" 2>&1) ||
 					status=APPLY_FAILED detail="$src does not apply to $f:
 $(printf '%s\n' "$msg" | head -8)"
+				# the program's file changed, nothing else of the course
+				# (a rename onto it, a deletion): the guest is the course's
+				msg=$(git -C "$ucopy" -c core.quotePath=false status --porcelain --untracked-files=all |
+					grep -vxF -f <(for u in $userspace; do printf ' M %s\n D %s\n?? %s\n' "$u" "$u" "$u"; done) | head -3)
+				[ -z "$msg" ] || [ -n "$status" ] || status=APPLY_FAILED detail="$src changes course files besides $f (only $f is the student's):
+$msg"
 			elif ! printf '%s\n' "$kt" | grep -qxF -- "${f%%/*}"; then
 				ignored="$ignored$f"$'\n'
 				excl+=("--exclude=$f")
@@ -197,7 +332,7 @@ $(why_no_apply "$d" "$p")"
 	# W4: what the submission changed is what was applied
 	local files=""
 	if [ -z "$status" ] || [ "$status" = APPLY_FAILED ]; then
-		files=$(git -C "$wt" diff --name-only "$start_tag" HEAD 2>/dev/null)
+		files=$(git -C "$wt" -c core.quotePath=false diff --name-only "$start_tag" HEAD 2>/dev/null)
 	fi
 	fact files "$files"$'\n'"$(printf '%s' "$ufiles" | sort -u)"
 	fact ufiles "$(printf '%s' "$ufiles" | sort -u)"
@@ -216,10 +351,21 @@ $(why_no_apply "$d" "$p")"
 	# once and kept in $G/kernels, keyed by the tree, the configuration
 	# and the build script. The boot and the checks are every
 	# submission's own.
-	local tree label kkey kc kimg="" kver=""
+	local tree label kkey kc kimg="" kver="" kn=""
 	tree=$(git -C "$wt" rev-parse 'HEAD^{tree}')
+	# the reference answer itself (make solution-N's tree): graded, and said
+	# (a user-space lab: its program is the answer's, solutions/NN-*/FILE)
+	local same=1 u
+	if [ -n "$userspace" ]; then
+		for u in $userspace; do
+			cmp -s -- "$ucopy/$u" "$TOP/solutions/${u#labs/}" 2>/dev/null || same=0
+		done
+	else
+		[ "$tree" = "$(kgit rev-parse -q --verify "lab-$lab-done^{tree}" 2>/dev/null)" ] || same=0
+	fi
+	[ "$same" = 0 ] || fact reference same
 	label=grade-lab$lab-${tree:0:12}
-	kkey=$( { echo "$tree $lab"; cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh"; } |
+	kkey=$( { echo "$tree $lab"; cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh" "$TOP/scripts/sandbox.sh"; } |
 		sha1sum | cut -c1-24)
 	kc=$G/kernels/$kkey
 	if [ -z "$status" ] && [ -s "$kc/vmlinux" ] && [ -s "$kc/kernel" ]; then
@@ -227,26 +373,31 @@ $(why_no_apply "$d" "$p")"
 		touch "$kc"
 		echo "the kernel of tree $tree, built for an earlier submission: $kc" >"$out/build.out"
 	elif [ -z "$status" ]; then
-		if ! KERNEL_DIR=$wt OBJ_DIR=$obj LOG_DIR=$out BUILD_VERSION=$label \
-			"$TOP/scripts/build-kernel.sh" >"$out/build.out" 2>&1; then
+		{ mkdir -p "$G/kernels" && kn=$(mktemp -d "$G/kernels/.new.XXXXXX"); } ||
+			grader_error "cannot keep the kernel in $G/kernels"
+		sandbox_build "$L/templates/$start_tag" "$label" "$kn/vmlinux" "$tmpd" |
+			head -c 4000000 >"$out/build.out"
+		rc=${PIPESTATUS[0]}
+		if [ "$rc" -eq 71 ]; then
+			rm -rf -- "$kn"
+			grader_error "the sandbox could not be made: $(grep '^sandbox:' "$out/build.out" | head -2)"
+		elif [ "$rc" -ne 0 ] || [ ! -s "$kn/vmlinux" ]; then
+			rm -rf -- "$kn"
 			status=BUILD_FAILED
-			detail=$(grep -E -m3 -A3 'error:' "$out/build.out" | head -12)
+			[ "$rc" -ne 124 ] || detail="the build did not end within ${build_timeout}s"
+			[ -n "$detail" ] || detail=$(grep -E -m3 -A3 'error:' "$out/build.out" | head -12)
 			[ -n "$detail" ] || detail=$(tail -8 "$out/build.out")
 		else
-			# the kernel's identity from the host's own build, never
-			# from the guest
-			if [ -f "$obj/include/config/kernel.release" ] &&
-				grep -qF "\"#$label " "$obj/include/generated/utsversion.h" 2>/dev/null; then
-				kver="$(cat "$obj/include/config/kernel.release") $(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$obj/include/generated/utsversion.h")"
-			fi
+			# the kernel's identity, from kbuild's files as the build
+			# left them (data: one line each, printable)
+			local rel uts
+			rel=$(head -1 "$tmpd/kernel.release" 2>/dev/null | tr -cd '[:alnum:]._+-')
+			uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$tmpd/utsversion.h" 2>/dev/null | head -1 | tr -cd '[:print:]')
+			case $uts in "#$label "*) kver="$rel $uts" ;; esac
 			# kept under a name of its own, then renamed: another lane
 			# may be keeping the same tree's kernel at the same time
-			local kn=""
 			kimg=$kc/vmlinux
-			if ! { mkdir -p "$G/kernels" && kn=$(mktemp -d "$G/kernels/.new.XXXXXX") &&
-				cp "$obj/vmlinux" "$kn/vmlinux" && printf '%s\n' "$kver" >"$kn/kernel"; }; then
-				grader_error "cannot keep the kernel in $kc"
-			fi
+			printf '%s\n' "$kver" >"$kn/kernel" || grader_error "cannot keep the kernel in $kc"
 			rm -rf -- "$kc"
 			mv -T -- "$kn" "$kc" 2>/dev/null || [ -s "$kc/vmlinux" ] ||
 				grader_error "cannot keep the kernel in $kc"
@@ -256,15 +407,33 @@ $(why_no_apply "$d" "$p")"
 			ls -1t "$G/kernels" | tail -n +25 | while read -r k; do rm -rf -- "${G:?}/kernels/$k"; done
 		fi
 	fi
-	# a user-space lab: the student's program, built into a guest of its own
-	local initrd=$GUEST_DIR/initramfs.cpio append=""
+	# a user-space lab: the student's program, compiled in the sandbox (as
+	# build-guest.sh would), packed by the host into a guest of its own
+	local initrd=$GUEST_DIR/initramfs.cpio append="" uf ub
 	if [ -z "$status" ] && [ -n "$userspace" ]; then
 		append=$(lab_conf "$lab" STUDENT_APPEND)
 		if [ -d "$ucopy/labs" ]; then
-			if ! LABS_DIR=$ucopy/labs GUEST_DIR=$L/guest-user \
-				"$TOP/scripts/build-guest.sh" >"$out/guest.out" 2>&1; then
-				status=BUILD_FAILED
-				detail=$(grep -E -m3 -A3 'error:' "$out/guest.out" | head -12)
+			mkdir -p "$tmpd/prebuilt"
+			for uf in $userspace; do
+				case $uf in labs/*.c) ;; *) continue ;; esac
+				ub=$(basename "${uf%.c}")
+				rc=0
+				sandbox --ro "$ucopy/labs" labs --dir out \
+					--out "out/$ub" "$tmpd/prebuilt/$ub" $((64 * 1024 * 1024)) --timeout 300 -- \
+					gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -pthread \
+					-o "$SBX/out/$ub" "$SBX/$uf" 2>&1 | head -c 1000000 >>"$out/guest.out"
+				rc=${PIPESTATUS[0]}
+				[ "$rc" -ne 71 ] || grader_error "the sandbox could not be made: $(grep '^sandbox:' "$out/guest.out" | head -2)"
+				if [ "$rc" -ne 0 ] || [ ! -s "$tmpd/prebuilt/$ub" ]; then
+					status=BUILD_FAILED
+					detail=$(grep -E -m3 -A3 'error:' "$out/guest.out" | head -12)
+					[ -n "$detail" ] || detail=$(tail -8 "$out/guest.out")
+					break
+				fi
+			done
+			if [ -z "$status" ] && ! GUEST_PREBUILT=$tmpd/prebuilt LABS_DIR=$ucopy/labs GUEST_DIR=$L/guest-user \
+				"$TOP/scripts/build-guest.sh" >>"$out/guest.out" 2>&1; then
+				grader_error "the guest with the student's program cannot be packed (see $out/guest.out)"
 			fi
 			initrd=$L/guest-user/initramfs.cpio
 		fi
@@ -279,6 +448,7 @@ $(why_no_apply "$d" "$p")"
 		3) status=TIMEOUT detail="the guest did not finish within ${boot_timeout}s" ;;
 		4) status=PANIC detail=$(grep -m1 'Kernel panic' "$log") ;;
 		6) status=FLOOD detail="the console printed more than its cap; output cut" ;;
+		7) status=UNAUTHENTICATED detail="the results channel carried no result of this boot's /init, only lines without its secret (written by the kernel itself?): none of them counts" ;;
 		*) status=REBOOT detail="the guest reset (a reboot, a triple fault) before the checks ended" ;;
 		esac
 		# the kernel in trouble: the same list as make check (kernel-trouble.re)
@@ -313,8 +483,10 @@ grade_task() {
 	[ -f "$r/$n/entry" ] || die "grade.sh --task: no $r/$n/entry"
 	{ IFS= read -r -d '' s; IFS= read -r -d '' nm; IFS= read -r -d '' id; IFS= read -r -d '' stamp; } <"$r/$n/entry"
 	lab=$(cat "$r/lab") lanes=$(cat "$r/lanes")
+	GRADE_CLASS_DIR=$(cat "$r/classdir" 2>/dev/null)
 	for ((ln = 0; ln < lanes; ln++)); do
-		exec 9>"$G/lane-$ln.lock"
+		: >>"$G/lane-$ln.lock"
+		exec 9<"$G/lane-$ln.lock"
 		flock -n "$fd" && break
 		exec 9>&-
 	done
@@ -330,8 +502,60 @@ if [ "${1:-}" = --task ]; then
 fi
 
 need_kernel_tree
-"$TOP/scripts/apply-steps.sh" || exit 1
 mkdir -p "$G" "$OUT"
+# One run at a time in a grading folder: the lanes, the kernels kept and
+# the results are its. The lock is held by every process the run starts,
+# so what is left of a killed run (a QEMU, a build) holds it too.
+# (open for reading: nothing can be written through it)
+: >>"$G/.lock"
+exec 8<"$G/.lock"
+flock -n 8 || die "another grading run is using $G (or what is left of one: a build or a QEMU it started still runs); wait for it or stop it, then grade again"
+
+# descendants PID: every process below PID (from /proc, no procps needed)
+descendants() {
+	local f p pp rest q kids=() queue=("$1")
+	declare -A below=()
+	for f in /proc/[0-9]*/stat; do
+		read -r p rest 2>/dev/null <"$f" || continue
+		rest=${rest##*) }
+		read -r _ pp _ <<<"$rest"
+		below[$pp]="${below[$pp]:-} $p"
+	done
+	while [ "${#queue[@]}" -gt 0 ]; do
+		q=${queue[0]} queue=("${queue[@]:1}")
+		for p in ${below[$q]:-}; do kids+=("$p") queue+=("$p"); done
+	done
+	echo "${kids[*]}"
+}
+# Ctrl-C or a kill: every process of the run ends with it (QEMU and the
+# sandbox run under timeout, in process groups of their own, which a
+# terminal's Ctrl-C does not reach); what was being graded has no result,
+# so the next run grades it
+on_signal() {
+	local k
+	trap - INT TERM HUP
+	k=$(descendants $$)
+	# shellcheck disable=SC2086 # a list of pids
+	[ -z "$k" ] || kill -TERM $k 2>/dev/null
+	sleep 1
+	k=$(descendants $$)
+	# shellcheck disable=SC2086
+	[ -z "$k" ] || kill -KILL $k 2>/dev/null
+	printf '\n%sstopped%s (%s): what was being graded has no result; run the same command again to go on\n' \
+		"$C_RED" "$C_OFF" "$1" >&2
+	exit 130
+}
+trap 'on_signal SIGINT' INT
+trap 'on_signal SIGTERM' TERM
+trap 'on_signal SIGHUP' HUP
+
+"$TOP/scripts/apply-steps.sh" || exit 1
+# Obj dirs from before the sandbox were written by submissions' builds:
+# nothing of them is run again (the lanes' objects are the host's own)
+if [ ! -f "$G/.sandboxed" ]; then
+	rm -rf -- "$G/obj" "$G/lanes" "$G/templates" "$G/guest-user" "$G/kernels"
+	: >"$G/.sandboxed"
+fi
 export GUEST_DIR=$G/guest
 "$TOP/scripts/build-guest.sh" >/dev/null 2>&1 || die "the guest initramfs does not build"
 
@@ -436,6 +660,7 @@ run_slurm() {
 	slurm_run=$r lost=0 done_n=0 failed=0
 	mkdir -p "$r" || grader_error "cannot make $r"
 	echo "$lab" >"$r/lab"
+	printf '%s' "${GRADE_CLASS_DIR:-}" >"$r/classdir"
 	echo "$lanes" >"$r/lanes"
 	for ((k = 0; k < total; k++)); do
 		i=${todo[k]}
@@ -484,6 +709,7 @@ run_slurm() {
 
 if [ "${1:-}" = --all ]; then
 	dir=${2:-} lab=${3:-}
+	GRADE_CLASS_DIR=$(realpath -m -- "$dir")
 	[ -d "$dir" ] || die "usage: make grade-all DIR=<directory of submissions> LAB=N [JOBS=k]"
 	[ -n "$lab" ] || die "say which lab the class handed in: make grade-all DIR=$dir LAB=N"
 	valid_lab "$lab"
@@ -510,8 +736,10 @@ if [ "${1:-}" = --all ]; then
 	for ((i = 0; i < ${#ents[@]}; i += 3)); do
 		s=${ents[i]} n=${ents[i + 1]} id=${ents[i + 2]}
 		# the stamp: this harness, this lab, these files (names and contents)
-		stamp="$harness lab$lab $(find "$s" -type f -print0 2>/dev/null | sort -z |
-			xargs -0 -r sha1sum -- 2>/dev/null | sha1sum | cut -c1-12)"
+		# (-H: an entry that is a link is read where it points, and where
+		# it points is part of the stamp)
+		stamp="$harness lab$lab $({ realpath -m -- "$s"; find -H "$s" -type f -print0 2>/dev/null | sort -z |
+			xargs -0 -r sha1sum -- 2>/dev/null; } | sha1sum | cut -c1-12)"
 		if [ -f "$OUT/$id/results.csv" ] && [ "$(cat "$OUT/$id/.stamp" 2>/dev/null)" = "$stamp" ]; then
 			info "$(printf '%q' "$n"): already graded (remove $OUT/$id to grade again)"
 			continue
@@ -545,7 +773,8 @@ if [ "${1:-}" = --all ]; then
 		done
 	} >"$OUT/summary.csv"
 	info "summary: $OUT/summary.csv ($total graded in $(($(date +%s) - t0)) s, $lanes at a time)"
-	column -s, -t <"$OUT/summary.csv" 2>/dev/null || cat "$OUT/summary.csv"
+	# (names shown with their control characters escaped: a name moves no cursor)
+	py summary-table "$OUT/summary.csv"
 	exit "$grader_rc"
 fi
 
@@ -555,11 +784,15 @@ sub=${1-}
 SUB_REF=""
 if [ ! -e "$sub" ] && [[ $sub == *'#'* ]] && [ -e "${sub%%#*}" ]; then
 	SUB_REF=${sub#*#} sub=${sub%%#*}
+	case $SUB_REF in -* | '') die "not a branch name: '$SUB_REF'" ;; esac
+	git check-ref-format --allow-onelevel "$SUB_REF" || git check-ref-format --allow-onelevel "refs/heads/$SUB_REF" ||
+		die "not a branch name: '$SUB_REF'"
 fi
 lab=${2:-}
 if [ -z "$lab" ]; then
 	b=$SUB_REF
-	[ -z "$b" ] && [ -d "$sub" ] && b=$(git -C "$sub" symbolic-ref --short -q HEAD 2>/dev/null || true)
+	# the branch, read from the repository's HEAD file: no git runs there
+	[ -z "$b" ] && [ -f "$sub/.git/HEAD" ] && b=$(sed -n 's|^ref: refs/heads/||p' "$sub/.git/HEAD" | head -1)
 	case $b in *lab-[0-9][0-9]) lab=${b##*lab-} ;; esac
 	[ -n "$lab" ] || die "say which lab this is: make grade SUB=$sub LAB=N"
 fi
@@ -567,6 +800,12 @@ valid_lab "$lab"
 name=$(basename -- "$sub")
 [ -d "$sub" ] || [ -z "${name%.patch}" ] || name=${name%.patch}
 id=$(py safe-id "$name")
-GRADE_ID=""
-grade_one "$sub" "$lab" "$name${SUB_REF:+#$SUB_REF}" "$id${SUB_REF:+-$(py safe-id "$SUB_REF")}"
-echo "results: $OUT/$GRADE_ID/ (report.txt, results.json, results.tap, results.csv, results.xml)"
+id=$id${SUB_REF:+-$(py safe-id "$SUB_REF")}
+sdir=$(dirname -- "$(realpath -m -- "$sub")")
+case $sdir in / | /usr | /usr/* | /etc | /etc/* | /bin | /sbin | /lib*) ;; *) GRADE_CLASS_DIR=$sdir ;; esac
+# in the background, so that Ctrl-C stops it at once (on_signal)
+grade_one "$sub" "$lab" "$name${SUB_REF:+#$SUB_REF}" "$id" &
+rc=0
+wait $! || rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
+echo "results: $OUT/$id/ (report.txt, results.json, results.tap, results.csv, results.xml)"
