@@ -205,6 +205,13 @@ def find_patches(d, depth=3):
             r = os.path.relpath(p, base)
             if not os.path.isfile(p) or f.startswith("."):
                 continue
+            # a link in a student's folder is read only when it stays in
+            # the folder: the grader reads as root, and a link to another
+            # student's patch or a file of root's is not this submission
+            if os.path.islink(p) and not os.path.realpath(p).startswith(
+                    os.path.realpath(base) + os.sep):
+                skipped.append(r + " (a link to outside the folder: not read)")
+                continue
             low = f.lower()
             if low.endswith(PATCH_EXT):
                 found.append(r)
@@ -749,7 +756,7 @@ def finish(facts_dir, out):
     status = f.get("status", "")
     ktap_path = f.get("ktap", "")
     text = ktap.read(ktap_path) if ktap_path else ""
-    ran = status in ("COMPLETE", "OOPS", "PANIC", "TIMEOUT", "FLOOD", "REBOOT")
+    ran = status in ("COMPLETE", "OOPS", "PANIC", "TIMEOUT", "FLOOD", "REBOOT", "UNAUTHENTICATED")
     parsed, res, lab_res = point_results(text, labs, "MISSING" if ran else "NOT_RUN")
     verdict = status
     if status == "COMPLETE":

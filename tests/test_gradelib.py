@@ -73,6 +73,19 @@ class Tmp(unittest.TestCase):
         return p
 
 
+class Links(Tmp):
+    def test_a_link_out_of_the_folder_is_not_read(self):
+        self.write("secret/mail.patch", "From: root\nSubject: TOP-SECRET\n\n")
+        sub = os.path.join(self.tmp, "alice")
+        os.makedirs(sub)
+        self.write("alice/0002-mine.patch", "diff --git a/x b/x\n")
+        os.symlink(os.path.join(self.tmp, "secret", "mail.patch"), os.path.join(sub, "0001.patch"))
+        os.symlink("0002-mine.patch", os.path.join(sub, "0003-again.patch"))
+        found, skipped = gradelib.find_patches(sub)
+        self.assertEqual([os.path.basename(f) for f in found], ["0002-mine.patch", "0003-again.patch"])
+        self.assertEqual(skipped, ["0001.patch (a link to outside the folder: not read)"])
+
+
 class Names(Tmp):
     def test_plain_names_are_kept(self):
         for n in ("good", "alice", "carol.bundle", "a-b_c.1"):
