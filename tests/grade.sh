@@ -9,12 +9,17 @@ fx=$here/fixtures/grade
 export NO_COLOR=1 GRADE_DIR=$BUILD/test/grade GRADE_OUT=$BUILD/test/grade/results
 export GRADE_BOOT_TIMEOUT=${GRADE_BOOT_TIMEOUT:-25} GRADE_CHECK_TIMEOUT=15
 rm -rf "$GRADE_OUT"
+# what this suite may write: its folders, /tmp, the ccache and the
+# sandbox's user in /etc; checked at the end (find -newer)
+suite_start=$(mktemp)
 # the grader's objects start from the staircase's (copy_obj): its first
 # build compiles what differs, not the whole kernel
 if [ ! -f "$GRADE_DIR/obj/vmlinux" ] && [ -f "$BUILD/test/obj/vmlinux" ]; then
 	mkdir -p "$GRADE_DIR"
 	copy_obj "$BUILD/test/obj" "$GRADE_DIR/obj" || rm -rf "$GRADE_DIR/obj"
 fi
+# (the staircase's objects are the course's own: no submission built them)
+mkdir -p "$GRADE_DIR" && : >"$GRADE_DIR/.sandboxed"
 # lab 1's plan, from its check: the counts below follow the check's points
 plan1=$(sed -n 's/^ktap_plan //p' "$TOP"/labs/01-*/check)
 
@@ -69,6 +74,23 @@ t_grep "forged: the kernel did print its block on the console" '^ok 1 lab-01-sui
 	"$(cat "$GRADE_DIR/forged-check.log")"
 t_expect "forged: make check's reader gives it no PASS" "01 FAIL 3 $plan1" \
 	"$("$TOP/scripts/ktap.sh" results "$GRADE_DIR/forged-check.ktap" 01)"
+# a kernel that writes a whole passing run, end line included, on the
+# results channel itself from an initcall and restarts before /init: the
+# run carries no secret of this boot's, so it is UNAUTHENTICATED
+expect_result initcall UNAUTHENTICATED 'lab 01  MISSING'
+ik=$(sed -n 's/^kernel: *//p' "$GRADE_OUT/initcall/report.txt" 2>/dev/null)
+iimg=$GRADE_DIR/obj/vmlinux
+for d in "$GRADE_DIR"/kernels/*/; do
+	[ -n "$ik" ] && [ "$(cat "$d/kernel" 2>/dev/null)" = "$ik" ] && iimg=$d/vmlinux
+done
+rc=0
+KERNEL_IMAGE=$iimg INITRD=$GRADE_DIR/guest/initramfs.cpio \
+	"$TOP/scripts/run-qemu.sh" --labs 01 --log "$GRADE_DIR/initcall-check.log" || rc=$?
+t_expect "initcall: run-qemu.sh reports UNAUTHENTICATED (exit 7)" 7 "$rc"
+t_grep "initcall: the kernel's run is set aside in X.channel" '^ok 1 lab-01-suid-unmapped$' \
+	"$(cat "$GRADE_DIR/initcall-check.channel" 2>/dev/null)"
+t_expect "initcall: make check's reader gives it no PASS" "01 MISSING 0 0" \
+	"$("$TOP/scripts/ktap.sh" results "$GRADE_DIR/initcall-check.ktap" 01)"
 # a kernel that panics in the third point: the two points before it are kept,
 # and the report names the point that was running
 expect_result panic3 PANIC 'stopped during point 3, userns_root_execs_unmapped_setuid_unchanged'
@@ -85,6 +107,12 @@ LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result tamper FAIL 'lab 18  FAIL'
 LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-fake FAIL 'score: +0.00 / 20'
 # a do-nothing lab 18 (the skeleton, one comment added) scores 0
 LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-nothing FAIL 'score: +0.00 / 20'
+# a uid-1000 daemon left behind, with a FIFO where the old check wrote each
+# point's output; a working container that prints the check's status line
+# for every N and exits 0
+LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-fifo FAIL 'score: +0.00 / 20'
+LAB=18 GRADE_BOOT_TIMEOUT=$boot16 expect_result lab18-printer FAIL 'not ok 15 shell_exit_status_returned'
+t_grep "lab18-printer: its other 14 points still pass" '^score: +18\.67 / 20' "$(cat "$GRADE_OUT/lab18-printer/report.txt")"
 # scores count the lab's own work: a do-nothing lab 1 scores 0 (the
 # staircase shows it for every kernel lab, from lab-NN-start's results)
 expect_result nothing FAIL 'score: +0.00 / 10'
@@ -117,12 +145,17 @@ t_grep "grade: the TAP has the guest's KTAP" '^ok 1 lab-01-suid-unmapped' "$(cat
 
 # a dirty repository is refused, and left as it was
 repo=$(mktemp -d)
+chmod 755 "$repo"   # (the grader reads a repository as its sandbox's user)
 git -C "$repo" init -q && echo a >"$repo/f" && git -C "$repo" add f &&
 	git -C "$repo" -c user.name=t -c user.email=t@t commit -qm a && echo b >>"$repo/f"
 "$TOP/scripts/grade.sh" "$repo" 1 >/dev/null 2>&1
 t_expect "grade dirty repo: DIRTY" DIRTY "$(sed -n 's/^result: *//p' "$GRADE_OUT/$(basename "$repo")/report.txt")"
 t_expect "grade dirty repo: the work is still there" "a
 b" "$(cat "$repo/f")"
+chmod 700 "$repo"
+"$TOP/scripts/grade.sh" "$repo" 1 >/dev/null 2>&1
+t_grep "a repository the sandbox's user cannot read: NOT_A_PATCH, and how to fix it" 'chmod -R a\+rX' \
+	"$(cat "$GRADE_OUT/$(basename "$repo")/report.txt")"
 rm -rf "$repo"
 
 # W11: a run killed mid-way leaves index.lock and rebase-apply behind: the
@@ -152,9 +185,12 @@ git -C "$GRADE_DIR/linux" diff HEAD >"$ser/order/10.patch"
 git -C "$GRADE_DIR/linux" checkout -q -f HEAD
 # a repository with an untracked file (a sparse worktree of the kernel)
 git -C "$GRADE_DIR/linux" -c user.name=s -c user.email=s@s commit -q --allow-empty -m empty
-kgit worktree add -q --no-checkout --detach "$ser/repo" "$(git -C "$GRADE_DIR/linux" rev-parse HEAD)"
+# (a repository of its own, readable by all: the grader reads it in its
+# sandbox, as another user, which sees no other repository's folders)
+chmod 755 "$ser"
+git clone -q --no-checkout "$GRADE_DIR/linux" "$ser/repo"
 git -C "$ser/repo" sparse-checkout set --no-cone /fs/exec.c >/dev/null 2>&1
-git -C "$ser/repo" checkout -q --detach 2>/dev/null
+git -C "$ser/repo" checkout -q --detach "$(git -C "$GRADE_DIR/linux" rev-parse HEAD)" 2>/dev/null
 echo "my notes" >"$ser/repo/fs/NOTES"
 LAB=1
 out=$("$TOP/scripts/grade.sh" "$ser/cover" 1 2>&1)
@@ -172,7 +208,6 @@ out=$("$TOP/scripts/grade.sh" "$ser/repo" 1 2>&1)
 rep=$(cat "$GRADE_OUT/repo/report.txt" 2>/dev/null)
 t_grep "repository: graded on its commits: PASS" '^result: +PASS' "$rep"
 t_grep "repository: its untracked file is listed" 'untracked .*fs/NOTES' "$rep"
-kgit worktree remove --force "$ser/repo" 2>/dev/null
 rm -rf "$ser"
 
 # a class: mixed submissions, one per entry, then a resumed run
@@ -277,6 +312,158 @@ t_expect "W11: ... and records no result, no stamp" "" "$(ls "$GRADE_OUT/zed/res
 out=$("$TOP/scripts/grade.sh" --all "$fault/class" 1 2>&1)
 t_expect "W11: the next run grades it (PASS)" PASS "$(sed -n 's/^result: *//p' "$GRADE_OUT/zed/report.txt" 2>/dev/null)"
 rm -rf "$fault"
+
+# Issue 27: what a hostile submission's own code tries. The build, a
+# repository's git and a program's compile run in the sandbox
+# (scripts/sandbox.sh): nothing they declare writes outside it.
+hx=$(mktemp -d)
+chmod 755 "$hx"
+rm -f "$HOME"/PWNED1[1-9] "$TOP"/PWNED1[1-9]
+# a Kbuild of the submission's: kbuild reads fs/Kbuild before fs/Makefile,
+# and its $(shell ...) runs during the build, here trying to rewrite another
+# student's result and to leave files on the host
+mkdir -p "$hx/kbuild"
+cp "$fx/good.patch" "$hx/kbuild/0001-good.patch"
+{
+	printf '%s\n' 'From: A Student <student@example.org>' 'Subject: [PATCH 2/2] fs: a Kbuild of my own' '' '---' \
+		'diff --git a/fs/Kbuild b/fs/Kbuild' 'new file mode 100644' '--- /dev/null' '+++ b/fs/Kbuild' '@@ -0,0 +1,3 @@'
+	printf '+pwned := $(shell echo "result: PASS" >%s/wrong/report.txt; touch %s/PWNED11 %s/PWNED11 %s/PWNED11 %s/PWNED11; echo kbuild-shell-ran-as-$$(id -un))\n' \
+		"$GRADE_OUT" "$HOME" "$TOP" "$GRADE_DIR" "$GRADE_OUT"
+	printf '%s\n' '+$(info $(pwned))' '+include $(srctree)/$(src)/Makefile'
+} >"$hx/kbuild/0002-kbuild.patch"
+wrong_before=$(sha1sum <"$GRADE_OUT/wrong/report.txt")
+out=$("$TOP/scripts/grade.sh" "$hx/kbuild" 1 2>&1)
+rep=$(cat "$GRADE_OUT/kbuild/report.txt" 2>/dev/null)
+t_grep "sandbox: a hostile fs/Kbuild is built (its kernel PASSes)" '^result: +PASS' "$rep"
+t_grep "sandbox: ... its \$(shell) ran as the sandbox's user" 'kbuild-shell-ran-as-userns-grader' \
+	"$(cat "$GRADE_OUT/kbuild/build.out" 2>/dev/null)"
+t_expect "sandbox: ... another student's report is untouched" "$wrong_before" "$(sha1sum <"$GRADE_OUT/wrong/report.txt")"
+t_expect "sandbox: ... and it wrote no file on the host" "" \
+	"$(ls "$HOME/PWNED11" "$TOP/PWNED11" "$GRADE_DIR/PWNED11" "$GRADE_OUT/PWNED11" 2>/dev/null)"
+
+# a repository whose own config runs commands: core.fsmonitor, and a clean
+# filter its attributes name; graded on its commits, and DIRTY when dirty
+repo=$hx/evil
+git clone -q --no-checkout "$GRADE_DIR/linux" "$repo"
+git -C "$repo" sparse-checkout set --no-cone /fs/exec.c >/dev/null 2>&1
+git -C "$repo" checkout -q --detach lab-01-start 2>/dev/null
+git -C "$repo" -c user.name=s -c user.email=s@s am -q "$fx/good.patch"
+# (each run of it notes who ran it, in fsmon.trace: shown if it ran)
+printf '#!/bin/sh\ntouch %s/PWNED12 %s/PWNED12\np=$$; while [ "$p" -gt 1 ]; do tr "\\0" " " </proc/$p/cmdline; echo; p=$(cut -d" " -f4 /proc/$p/stat); done >>%s/fsmon.trace\nexit 1\n' \
+	"$HOME" "$TOP" "$hx" >"$hx/fsmon"
+chmod +x "$hx/fsmon"
+git -C "$repo" config core.fsmonitor "$hx/fsmon"
+git -C "$repo" config filter.evil.clean "sh -c 'touch $HOME/PWNED13 $TOP/PWNED13; cat'"
+printf '* filter=evil\n' >"$repo/.git/info/attributes"
+out=$("$TOP/scripts/grade.sh" "$repo" 1 2>&1)
+t_grep "sandbox: a repository with an fsmonitor and a filter is graded on its commits (PASS)" \
+	'^result: +PASS' "$(cat "$GRADE_OUT/evil/report.txt" 2>/dev/null)"
+echo '/* my work, not committed */' >>"$repo/fs/exec.c"
+out=$("$TOP/scripts/grade.sh" "$repo" 1 2>&1)
+t_grep "sandbox: ... and DIRTY once it has uncommitted work" '^result: +DIRTY' "$(cat "$GRADE_OUT/evil/report.txt" 2>/dev/null)"
+t_expect "sandbox: ... its fsmonitor and filter ran nothing on the host" "" \
+	"$(ls "$HOME"/PWNED1[23] "$TOP"/PWNED1[23] 2>/dev/null; cat "$hx/fsmon.trace" 2>/dev/null)"
+t_expect "sandbox: ... and the grader did not write its index" "" \
+	"$(find "$repo/.git/index" -newer "$repo/fs/exec.c" 2>/dev/null)"
+# SUB=host:path names nothing here: nothing is fetched from another machine
+out=$("$TOP/scripts/grade.sh" "localhost:$repo" 1 2>&1)
+t_grep "repository: host:path is not fetched from elsewhere" 'NOT_A_PATCH|not found|no such|does not exist' \
+	"$out$(cat "$GRADE_OUT"/localhost*/report.txt 2>/dev/null)"
+
+# a lab 18 program that includes host files: the compile runs in the
+# sandbox, which sees neither the results nor the host's secrets
+mkdir -p "$GRADE_OUT/zz-secret"
+echo "TOPSECRET-$$" >"$GRADE_OUT/zz-secret/report.txt"
+sed -e "s|^+/\* my container: to do \*/\$|+#include \"$GRADE_OUT/zz-secret/report.txt\"\n+#include \"/etc/shadow\"|" \
+	-e 's/^@@ -16,6 +16,7 @@/@@ -16,6 +16,8 @@/' "$fx/lab18-nothing.patch" >"$hx/lab18-include.patch"
+LAB=18
+out=$("$TOP/scripts/grade.sh" "$hx/lab18-include.patch" 18 2>&1)
+rep=$(cat "$GRADE_OUT/lab18-include/report.txt" "$GRADE_OUT/lab18-include/guest.out" 2>/dev/null)
+t_grep "sandbox: a lab 18 #include of a host file is BUILD_FAILED" '^result: +BUILD_FAILED' "$rep"
+t_expect "sandbox: ... and nothing of those files is quoted" "" "$(printf '%s\n' "$rep" | grep -e TOPSECRET -e '^root:')"
+rm -rf "$GRADE_OUT/zz-secret"
+# ... and one that deletes the program and renames the check onto it:
+# only container.c is the student's, the rest of the guest is the course's
+mkdir -p "$hx/del/labs/18-container" "$hx/ren"
+cp "$TOP/labs/18-container/check" "$TOP/labs/18-container/container.c" "$hx/del/labs/18-container/"
+git -C "$hx/del" init -q && git -C "$hx/del" add -A &&
+	git -C "$hx/del" -c user.name=s -c user.email=s@s commit -qm c && git -C "$hx/del" rm -q labs/18-container/container.c
+git -C "$hx/del" diff --cached >"$hx/ren/0001-delete.patch"
+printf '%s\n' 'diff --git a/labs/18-container/check b/labs/18-container/container.c' 'similarity index 100%' \
+	'rename from labs/18-container/check' 'rename to labs/18-container/container.c' >"$hx/ren/0002-rename.patch"
+out=$("$TOP/scripts/grade.sh" "$hx/ren" 18 2>&1)
+rep=$(cat "$GRADE_OUT/ren/report.txt" 2>/dev/null)
+t_grep "lab 18: a series that renames the check onto the program is APPLY_FAILED" '^result: +APPLY_FAILED' "$rep"
+t_grep "lab 18: ... and names the course file it changed" 'changes course files besides.*labs/18-container/check' \
+	"$(printf '%s\n' "$rep" | tr '\n' ' ')"
+LAB=1
+
+# one run at a time in a grading folder
+exec 9>>"$GRADE_DIR/.lock"
+flock 9
+rc=0
+out=$("$TOP/scripts/grade.sh" "$fx/good.patch" 1 2>&1) || rc=$?
+exec 9>&-
+t_grep "lock: a second run on the same folder is refused, and says why" 'another grading run is using' "$out"
+t_expect "lock: ... with a failure status" 1 "$([ "$rc" -ne 0 ] && echo 1 || echo 0)"
+
+# a run stopped (SIGTERM; Ctrl-C is the same) in the middle of a build leaves
+# no process behind and no result for what it was grading; the next run
+# grades it
+mkdir -p "$hx/stop/late"
+sed 's|^+\tbprm_fill_uid(bprm, file);$|+\tbprm_fill_uid(bprm, file); /* stopped */|' "$fx/good.patch" >"$hx/stop/late/late.patch"
+"$TOP/scripts/grade.sh" --all "$hx/stop" 1 >"$hx/stop.out" 2>&1 &
+gpid=$!
+for _ in $(seq 1 600); do
+	[ -e "$GRADE_OUT/late/build.out" ] && break
+	sleep 0.2
+done
+sleep 2
+kill -TERM "$gpid"
+rc=0
+wait "$gpid" || rc=$?
+sleep 1
+t_expect "stop: the run ends with 130" 130 "$rc"
+t_grep "stop: ... and says what to do" 'stopped .*run the same command again' "$(cat "$hx/stop.out")"
+t_expect "stop: ... no build, sandbox or QEMU of it is left" "" \
+	"$(for c in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$c" 2>/dev/null; echo; done | grep -E '^(bwrap|qemu-system|make -C /tmp/sbx)')"
+t_expect "stop: ... and no result was recorded for it" "" "$(ls "$GRADE_OUT/late/.stamp" 2>/dev/null)"
+out=$("$TOP/scripts/grade.sh" --all "$hx/stop" 1 2>&1)
+t_grep "stop: the next run grades it" '^result: +PASS' "$(cat "$GRADE_OUT/late/report.txt" 2>/dev/null)"
+rm -rf "$hx"
+
+# a class with entries that once stopped or fooled a class run: one named
+# summary.csv (the summary's own name), a patch larger than the limit, and
+# a link whose target changes between two runs
+cx=$(mktemp -d)
+mkdir -p "$cx/class/summary.csv" "$cx/src"
+cp "$fx/good.patch" "$cx/class/summary.csv/"
+cp "$fx/good.patch" "$cx/src/a.patch"
+cp "$fx/wrong.patch" "$cx/src/b.patch"
+ln -s "$cx/src/a.patch" "$cx/class/lnk.patch"
+{ cat "$fx/good.patch"; head -c 3000000 /dev/zero | tr '\0' 'x' | fold -w 70 | sed 's/^/ /'; } >"$cx/class/huge.patch"
+out=$(GRADE_MAX_BYTES=2000000 "$TOP/scripts/grade.sh" --all "$cx/class" 1 2>&1)
+t_expect "class: an entry named summary.csv does not stop the summary" \
+	"3" "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1], newline=""))))-1)' "$GRADE_OUT/summary.csv" 2>/dev/null)"
+t_grep "class: ... and is graded (PASS)" '^"?summary\.csv"?,01,PASS,' "$(cat "$GRADE_OUT/summary.csv" 2>/dev/null)"
+t_grep "class: a patch over GRADE_MAX_BYTES is TOO_LARGE, and says the limit" 'TOO_LARGE' \
+	"$(cat "$GRADE_OUT"/huge*/report.txt 2>/dev/null)"
+t_grep "class: a link is graded where it points (PASS)" '^result: +PASS' "$(cat "$GRADE_OUT/lnk/report.txt" 2>/dev/null)"
+ln -sfn "$cx/src/b.patch" "$cx/class/lnk.patch"
+out=$(GRADE_MAX_BYTES=2000000 "$TOP/scripts/grade.sh" --all "$cx/class" 1 2>&1)
+t_grep "class: ... and graded again once it points elsewhere (FAIL)" '^result: +FAIL' "$(cat "$GRADE_OUT/lnk/report.txt" 2>/dev/null)"
+t_grep "class: ... while the others are not graded again" 'summary\.csv.*already graded' "$out"
+rm -rf "$cx"
+
+# nothing written outside the suite's folders (the build folder, /tmp),
+# the ccache and the sandbox's user
+t_expect "no file written outside the grader's folders" "" \
+	"$(find "$HOME" "$TOP" /etc /usr /opt /var/lib /srv -xdev -type f -newer "$suite_start" \
+		-not -path "$TOP/build/*" -not -path "$HOME/.cache/ccache/*" -not -path "$HOME/.cache/ccache" \
+		-not -path "$HOME/.ccache/*" -not -path "$TOP/build" -not -path "$HOME/.cache" \
+		-not -regex '/etc/\(passwd\|group\|shadow\|gshadow\|subuid\|subgid\)-?' -not -path /etc \
+		-not -path "$TOP/.git/*" -not -path "$TOP/.git" 2>/dev/null | head -5)"
+rm -f "$suite_start"
 
 # no PWNED file anywhere the suite could have made one
 t_expect "no PWNED file anywhere after the suite" "" \
