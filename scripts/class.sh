@@ -51,12 +51,13 @@ for ((i = 1; i <= n; i++)); do
 		rmdir "$dir/$s"
 		w bundle create -q "$dir/$s.bundle" HEAD ^lab-01-start 2>/dev/null ;;
 	repo)
-		# a student's own clone of the kernel: here a sparse worktree of
-		# the course's repository, at the student's commit
+		# a student's own clone of the kernel (a repository of its own:
+		# the grader's sandbox sees no other repository's folders), sparse,
+		# at the student's commit
 		rmdir "$dir/$s"
-		kgit worktree add -q --no-checkout --detach "$dir/$s" "$(w rev-parse HEAD)"
+		git clone -q --no-checkout "$KERNEL_DIR" "$dir/$s"
 		git -C "$dir/$s" sparse-checkout set --no-cone /fs/exec.c >/dev/null 2>&1
-		git -C "$dir/$s" checkout -q --detach 2>/dev/null ;;
+		git -C "$dir/$s" checkout -q --detach "$(w rev-parse HEAD)" 2>/dev/null ;;
 	esac
 done
 kgit worktree remove --force "$wt"
