@@ -214,6 +214,9 @@ grade_one() { # SUB LAB NAME ID
 	wt=$L/linux obj=$L/obj
 	reset_worktree "$start_tag"
 	lane_template "$L" "$start_tag"
+	# (the template's build may touch the worktree's files, copy_obj's way:
+	# the index is told, or git apply --index finds them "not matching")
+	git -C "$wt" update-index -q --refresh >/dev/null 2>&1
 
 	local kt userspace ufiles="" ucopy=$L/course ignored="" untracked=""
 	userspace=$(lab_conf "$lab" USERSPACE)
@@ -326,6 +329,11 @@ $msg"
 			status=APPLY_FAILED
 			detail="$src does not apply onto $start_tag:
 $(why_no_apply "$d" "$p")"
+			# (when a plain check finds no fault, what the apply itself said)
+			case $detail in *"(git apply gave no reason)"*)
+				detail="$detail
+$(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
+			esac
 		fi
 	done
 
