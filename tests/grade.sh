@@ -60,13 +60,17 @@ expect_result forged FAIL 'lab 01  FAIL'
 # the same kernel under make check's reader (run-qemu.sh + ktap.sh): the
 # one its report names, from the grader's kernel cache (the obj dir holds
 # the last kernel built, which is not the forged one when it was cached)
-fk=$(sed -n 's/^kernel: *//p' "$GRADE_OUT/forged/report.txt" 2>/dev/null)
-fimg=$GRADE_DIR/obj/vmlinux
-for d in "$GRADE_DIR"/kernels/*/; do
-	[ -n "$fk" ] && [ "$(cat "$d/kernel" 2>/dev/null)" = "$fk" ] && fimg=$d/vmlinux
-done
+# kept_kernel FIXTURE: the vmlinux its report names, from the kernel cache
+kept_kernel() {
+	local k d img=$GRADE_DIR/obj/vmlinux
+	k=$(sed -n 's/^kernel: *//p' "$GRADE_OUT/$1/report.txt" 2>/dev/null)
+	for d in "$GRADE_DIR"/kernels/*/; do
+		[ -n "$k" ] && [ "$(cat "$d/kernel" 2>/dev/null)" = "$k" ] && img=$d/vmlinux
+	done
+	echo "$img"
+}
 rc=0
-KERNEL_IMAGE=$fimg INITRD=$GRADE_DIR/guest/initramfs.cpio \
+KERNEL_IMAGE=$(kept_kernel forged) INITRD=$GRADE_DIR/guest/initramfs.cpio \
 	"$TOP/scripts/run-qemu.sh" --labs 01 \
 	--log "$GRADE_DIR/forged-check.log" || rc=$?
 t_expect "forged: the guest ended its checks on its own channel (exit 0)" 0 "$rc"
@@ -78,13 +82,8 @@ t_expect "forged: make check's reader gives it no PASS" "01 FAIL 3 $plan1" \
 # results channel itself from an initcall and restarts before /init: the
 # run carries no secret of this boot's, so it is UNAUTHENTICATED
 expect_result initcall UNAUTHENTICATED 'lab 01  MISSING'
-ik=$(sed -n 's/^kernel: *//p' "$GRADE_OUT/initcall/report.txt" 2>/dev/null)
-iimg=$GRADE_DIR/obj/vmlinux
-for d in "$GRADE_DIR"/kernels/*/; do
-	[ -n "$ik" ] && [ "$(cat "$d/kernel" 2>/dev/null)" = "$ik" ] && iimg=$d/vmlinux
-done
 rc=0
-KERNEL_IMAGE=$iimg INITRD=$GRADE_DIR/guest/initramfs.cpio \
+KERNEL_IMAGE=$(kept_kernel initcall) INITRD=$GRADE_DIR/guest/initramfs.cpio \
 	"$TOP/scripts/run-qemu.sh" --labs 01 --log "$GRADE_DIR/initcall-check.log" || rc=$?
 t_expect "initcall: run-qemu.sh reports UNAUTHENTICATED (exit 7)" 7 "$rc"
 t_grep "initcall: the kernel's run is set aside in X.channel" '^ok 1 lab-01-suid-unmapped$' \
