@@ -558,6 +558,14 @@ trap 'on_signal SIGTERM' TERM
 trap 'on_signal SIGHUP' HUP
 
 "$TOP/scripts/apply-steps.sh" || exit 1
+# The sandbox must be possible here before anything is graded: a fault of
+# the machine (no user namespaces, a chroot) is never a student's result
+if ! why=$("$TOP/scripts/sandbox.sh" -- true 2>&1); then
+	printf '%sGRADER_ERROR:%s the grader'"'"'s sandbox cannot be made on this machine: %s\n' \
+		"$C_RED" "$C_OFF" "$(printf '%s\n' "$why" | head -2 | tr '\n' ' ')" >&2
+	printf 'It needs bubblewrap and user namespaces (no chroot: a container or a machine of its own).\n' >&2
+	exit 70
+fi
 # Obj dirs from before the sandbox were written by submissions' builds:
 # nothing of them is run again (the lanes' objects are the host's own)
 if [ ! -f "$G/.sandboxed" ]; then

@@ -146,6 +146,11 @@ for fd in /proc/$$/fd/*; do
 	case $fd in '' | *[!0-9]*) continue ;; esac
 	[ "$fd" -le 2 ] || eval "exec $fd>&-" 2>/dev/null
 done
+# a sandbox that cannot be made is the machine's fault (no user namespaces,
+# a chroot), never the command's: said, and exit 71
+if ! why=$("${run_as[@]}" "${bw[@]}" true 2>&1 </dev/null); then
+	sb_die "bubblewrap cannot make the sandbox here: $(printf '%s\n' "$why" | head -2 | tr '\n' ' ')"
+fi
 rc=0
 if [ "$timeout" -gt 0 ]; then
 	"${run_as[@]}" "${limits[@]}" timeout -k 5 "$timeout" "${bw[@]}" "$@" </dev/null || rc=$?
