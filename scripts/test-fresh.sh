@@ -18,13 +18,13 @@
 #   FRESH_KEEP=1  keep the root afterwards (to look into it)
 #   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows lab-1-6.12)
 #
-# Needs root (debootstrap, chroot, mounts) and the network to the mirror.
+# Needs root (debootstrap, mounts, a mount namespace) and the network to the mirror.
 # Too slow for CI (some 75 minutes on 2 cores): run it before submitting a
 # change to dependencies, scripts or the README.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || die "make test-fresh needs root (debootstrap, chroot and mounts)"
+[ "$(id -u)" -eq 0 ] || die "make test-fresh needs root (debootstrap, mounts and a mount namespace)"
 "$TOP/scripts/deps.sh" --fresh
 
 F=${FRESH_DIR:-$BUILD/fresh}
