@@ -113,6 +113,14 @@ max_diff=${GRADE_MAX_BYTES:-$((64 * 1024 * 1024))}
 case $max_diff in '' | *[!0-9]*) max_diff=$((64 * 1024 * 1024)) ;; esac
 max_bundle=$((256 * 1024 * 1024))
 
+# seed_obj FROM TO: TO's first objects, a copy of FROM's, when TO has none
+# (a lane's first build then compiles what differs, never the whole kernel)
+seed_obj() {
+	if [ ! -f "$2/.userns-labs-tree" ] && [ -f "$1/.userns-labs-tree" ]; then
+		copy_obj "$1" "$2" || rm -rf -- "$2"
+	fi
+}
+
 # lane_template L TAG: L's objects of TAG's tree, built on the host from the
 # course's own code (trusted), copied as the sandbox will see them
 # (copy_obj ... AS): $L/templates/TAG. The worktree must be at TAG. The
@@ -128,9 +136,7 @@ lane_template() {
 	rm -rf -- "$t"
 	mkdir -p "$l/templates"
 	# a lane's first objects: make check's (build/obj), when it has none
-	if [ ! -f "$obj/.userns-labs-tree" ] && [ -f "$OBJ_DIR/.userns-labs-tree" ]; then
-		copy_obj "$OBJ_DIR" "$obj" || rm -rf -- "$obj"
-	fi
+	seed_obj "$OBJ_DIR" "$obj"
 	KERNEL_DIR=$wt OBJ_DIR=$obj LOG_DIR=$l "$TOP/scripts/build-kernel.sh" >"$l/template.out" 2>&1 ||
 		grader_error "the start tree $tag does not build in $wt (see $l/template.out)"
 	copy_obj "$obj" "$t" "$SBX/obj" || grader_error "cannot copy the objects of $tag to $t"
@@ -169,6 +175,7 @@ sandbox_build() {
 repo_read() {
 	local r=$1 base td=$3
 	base=$(kgit rev-parse "$2^{commit}")
+	# shellcheck disable=SC2016 # the inner shell's own $1, $2 and $3
 	sandbox --ro "$r" repo --dir out \
 		--out out/sub.bundle "$td/sub.bundle" "$max_bundle" \
 		--out out/state "$td/state" 100 --out out/untracked "$td/untracked" 100000 \
@@ -601,16 +608,12 @@ default_lanes() {
 # Lane 0's obj dir, when it has none, starts from make check's (build/obj).
 prepare_lanes() {
 	local n=$1 tag=$2 i L
-	if [ ! -f "$G/obj/.userns-labs-tree" ] && [ -f "$OBJ_DIR/.userns-labs-tree" ]; then
-		copy_obj "$OBJ_DIR" "$G/obj" || rm -rf -- "$G/obj"
-	fi
+	seed_obj "$OBJ_DIR" "$G/obj"
 	for ((i = 0; i < n; i++)); do
 		L=$(lane_dir "$i")
 		mkdir -p "$L"
 		wt=$L/linux reset_worktree "$tag"
-		if [ "$i" -gt 0 ] && [ ! -f "$L/obj/.userns-labs-tree" ] && [ -f "$G/obj/.userns-labs-tree" ]; then
-			copy_obj "$G/obj" "$L/obj" || rm -rf -- "$L/obj"
-		fi
+		[ "$i" -eq 0 ] || seed_obj "$G/obj" "$L/obj"
 	done
 }
 

@@ -141,7 +141,7 @@ bw=(bwrap --ro-bind / / --size 536870912 --tmpfs /tmp --bind "$stage" "$SBX" --d
 limits=(prlimit --nproc=2048 --fsize=$((2 * 1024 * 1024 * 1024)) --core=0 --)
 # no file of the caller's reaches the sandbox: every descriptor but 0, 1
 # and 2 is closed (a lock of the grader's, a log it writes)
-for fd in /proc/$$/fd/*; do
+for fd in "/proc/$$/fd/"*; do
 	fd=${fd##*/}
 	case $fd in '' | *[!0-9]*) continue ;; esac
 	[ "$fd" -le 2 ] || eval "exec $fd>&-" 2>/dev/null

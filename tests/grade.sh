@@ -327,8 +327,10 @@ cp "$fx/good.patch" "$hx/kbuild/0001-good.patch"
 {
 	printf '%s\n' 'From: A Student <student@example.org>' 'Subject: [PATCH 2/2] fs: a Kbuild of my own' '' '---' \
 		'diff --git a/fs/Kbuild b/fs/Kbuild' 'new file mode 100644' '--- /dev/null' '+++ b/fs/Kbuild' '@@ -0,0 +1,3 @@'
+	# shellcheck disable=SC2016 # make's and the script's own \$, written as they are
 	printf '+pwned := $(shell echo "result: PASS" >%s/wrong/report.txt; touch %s/PWNED11 %s/PWNED11 %s/PWNED11 %s/PWNED11; echo kbuild-shell-ran-as-$$(id -un))\n' \
 		"$GRADE_OUT" "$HOME" "$TOP" "$GRADE_DIR" "$GRADE_OUT"
+	# shellcheck disable=SC2016 # make's own $(...)
 	printf '%s\n' '+$(info $(pwned))' '+include $(srctree)/$(src)/Makefile'
 } >"$hx/kbuild/0002-kbuild.patch"
 wrong_before=$(sha1sum <"$GRADE_OUT/wrong/report.txt")
@@ -349,6 +351,7 @@ git -C "$repo" sparse-checkout set --no-cone /fs/exec.c >/dev/null 2>&1
 git -C "$repo" checkout -q --detach lab-01-start 2>/dev/null
 git -C "$repo" -c user.name=s -c user.email=s@s am -q "$fx/good.patch"
 # (each run of it notes who ran it, in fsmon.trace, shown if it ran)
+# shellcheck disable=SC2016 # make's and the script's own \$, written as they are
 printf '#!/bin/sh\np=$$; while [ "$p" -gt 1 ]; do tr "\\0" " " </proc/$p/cmdline; echo; p=$(cut -d" " -f4 /proc/$p/stat); done >>%s/fsmon.trace\nexit 1\n' \
 	"$hx" >"$hx/fsmon"
 chmod +x "$hx/fsmon"

@@ -108,7 +108,9 @@ prewarm() {
 	local b=$1 bd kd t0
 	t0=$(date +%s)
 	read -r bd kd < <(base_dirs "$b")
-	KERNEL=$b nice -n 19 "$top/scripts/import-kernel.sh" && KERNEL=$b nice -n 19 "$top/scripts/apply-steps.sh" || return 1
+	if ! { KERNEL=$b nice -n 19 "$top/scripts/import-kernel.sh" && KERNEL=$b nice -n 19 "$top/scripts/apply-steps.sh"; }; then
+		return 1
+	fi
 	rm -rf -- "$bd/prewarm"
 	git -C "$kd" worktree prune
 	git -C "$kd" worktree add -q --detach "$bd/prewarm/linux" lab-00 || return 1
