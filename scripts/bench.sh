@@ -12,17 +12,22 @@
 #           good, wrong, broken, CRLF, bundles, repositories), JOBS=1 and
 #           JOBS=2: cold (code never compiled, no lanes, no kernels kept) and
 #           warm (the same class again, its kernels and results removed)
+#   suite   make test as CI runs it, cold: a fresh clone of HEAD (committed
+#           work only), an empty ccache of its own, CI=true; its total and
+#           each suite's time, and what a kernel costs it (some 35 min)
 # Everything happens under build/bench, with its own ccache: the student's
 # tree and cache are not touched. BENCH="edit boot" picks a subset.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-what=${BENCH:-cold edit boot gdb stair class}
+what=${BENCH:-cold edit boot gdb stair class suite}
 B=$BUILD/bench
 mkdir -p "$B"
 export BUILD=$B KERNEL_DIR=$B/linux OBJ_DIR=$B/obj GUEST_DIR=$B/guest LOG_DIR=$B/logs
 export CCACHE_DIR=$B/ccache NO_COLOR=1
 declare -a rows=()
+suite_costs=''
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # spread: "min / median / max s" of the times given
@@ -143,7 +148,32 @@ if [[ " $what " == *" class "* ]]; then
 	kgit worktree prune
 fi
 
-printf '\nuserns-labs bench on %s (%s cores, TCG)\n' "$(uname -n)" "$(nproc)"
+if [[ " $what " == *" suite "* ]]; then
+	# its own clone and cache under build/bench/suite: none of the
+	# settings above (this bench's folders) reach it
+	sd=$B/suite
+	rm -rf -- "$sd"
+	mkdir -p "$sd"
+	git clone -q "$TOP" "$sd/course" || die "cannot clone $TOP"
+	info "bench: make test, cold, in $sd/course (some 35 minutes)"
+	t0=$(now)
+	rc=0
+	(cd "$sd/course" && env -u BUILD -u KERNEL_DIR -u OBJ_DIR -u GUEST_DIR -u LOG_DIR -u KERNEL \
+		CI=true CCACHE_DIR="$sd/ccache" make test) >"$LOG_DIR/bench-suite.out" 2>&1 || rc=$?
+	t1=$(now)
+	out=$LOG_DIR/bench-suite.out
+	rows+=("make test, cold (fresh clone, empty ccache, CI=true)|$(secs "$t0" "$t1") s, $(grep '^total: ' "$out" | tail -1 | sed 's/^total: //')$([ "$rc" -eq 0 ] || echo " (exit $rc)")")
+	while read -r name t _; do
+		rows+=("  suite $name|$t s")
+	done < <(sed -n '/^(make test took/,/^disk:/p' "$out" | awk '$2 ~ /^[0-9]+$/ && $3 == "s" { print $1, $2 }')
+	# what a kernel costs it (tests/run.sh), printed after the table
+	suite_costs=$(sed -n '/^what a kernel costs/,/^disk:/p' "$out" | grep -v '^disk:')
+	rm -rf -- "$sd/course/build" "$sd/ccache"
+fi
+
+printf '\nuserns-labs bench on %s (%s cores, TCG; load average %s at the start, %s at the end)\n' \
+	"$(uname -n)" "$(nproc)" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)"
 for r in "${rows[@]}"; do
 	printf '  %-58s %s\n' "${r%%|*}" "${r#*|}"
 done
+[ -z "$suite_costs" ] || printf '%s\n' "$suite_costs"

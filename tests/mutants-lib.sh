@@ -28,17 +28,55 @@ boot_bg() {
 	boot_wait
 	rm -f "$LOG_DIR/$name.rc"
 	(
-		rc=0
+		rc=0 t0=$(date +%s.%N)
 		QEMU_APPEND="${QEMU_APPEND:-} $app" INITRD=$ird KERNEL_IMAGE=$T/kernels/$name.vmlinux \
 			"$TOP/scripts/run-qemu.sh" --labs "$blabs" --log "$LOG_DIR/$name.log" \
 			>"$LOG_DIR/$name.out" 2>&1 || rc=$?
 		echo "$rc" >"$LOG_DIR/$name.rc"
+		cost_add boot "$t0"
 		rm -f "$T/kernels/$name.vmlinux"
 		[ -z "$scratch" ] || rm -rf -- "$scratch"
 	) &
 	boot_pid=$!
 }
 boot_rc() { cat "$LOG_DIR/$1.rc" 2>/dev/null || echo 99; }
+
+# --- what a kernel costs the suite ---------------------------------------------
+# cost_add KIND T0: one KIND (build, boot, mbuild, mboot) took from T0 (date
+# +%s.%N) to now; the seconds are kept in $T/costs, one line each, for
+# cost_summary. Builds and boots overlap (a boot runs beside the next
+# build), so each is its own wall time on a busy machine, as make test has it.
+cost_add() {
+	awk -v k="$1" -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "%s %.1f\n", k, b - a }' >>"$T/costs"
+}
+cost_reset() { rm -f "$T/costs"; }
+# cost_median KIND: "N s (median of M)" of the KIND lines, or nothing
+cost_median() {
+	awk -v k="$1" '$1 == k { print $2 }' "$T/costs" 2>/dev/null | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR) printf "%.0f s (median of %d)", a[int((NR + 1) / 2)], NR }'
+}
+# cost_summary: the "cost:" lines make test repeats at its end: what a step
+# and a mutant take, and so what one more lab adds to this suite
+cost_summary() {
+	local b m nb nm per_row per_m nm_lab
+	[ -f "$T/costs" ] || return 0
+	b=$(cost_median build) m=$(cost_median mbuild)
+	[ -z "$b" ] || printf 'cost: %s staircase, a step: build %s, boot with every check %s\n' "$KERNEL" "$b" "$(cost_median boot)"
+	[ -z "$m" ] || printf 'cost: %s mutants, a mutant: build %s, boot with its lab'"'"'s check %s, on two lanes\n' \
+		"$KERNEL" "$m" "$(cost_median mboot)"
+	nb=$(awk '$1 == "build" || $1 == "boot"' "$T/costs" | wc -l)
+	nm=$(awk '$1 == "mbuild"' "$T/costs" | wc -l)
+	per_row=$(awk '$1 == "build" || $1 == "boot" { s += $2; n++ } END { if (n) printf "%.0f", 2 * s / n }' "$T/costs")
+	per_m=$(awk '$1 == "mbuild" || $1 == "mboot" { s += $2 } END { printf "%.0f", s }' "$T/costs")
+	[ "$nb" -gt 0 ] || return 0
+	if [ "$nm" -gt 0 ]; then
+		nm_lab=$(awk -v n="$nm" -v l="$(lab_dirs | wc -l)" 'BEGIN { printf "%.1f", n / l }')
+		printf 'cost: one more lab on %s: about %s s of the staircase (its step built and booted) + %s s of mutants (%s of them, the mean per lab, on two lanes), and its check in every boot\n' \
+			"$KERNEL" "$per_row" "$(awk -v s="$per_m" -v n="$nm" -v k="$nm_lab" 'BEGIN { printf "%.0f", s / n * k / 2 }')" "$nm_lab"
+	else
+		printf 'cost: one more lab on %s: about %s s of the staircase (its step built and booted), and its check in every boot\n' "$KERNEL" "$per_row"
+	fi
+}
 
 # --- mutants ------------------------------------------------------------------
 # tests/mutants/NN-*.patch are plausible wrong answers to lab NN, each naming
@@ -111,11 +149,12 @@ mutants_worker() {
 # results are in mutant-NAME.ktap and .rc
 mutant_bad() { echo "$2" >"$LOG_DIR/mutant-$1.bad"; } # NAME WHY
 mutant_one() {
-	local name=$1 m n us copy f append="" initrd=$GUEST_DIR/initramfs.cpio rc
+	local name=$1 m n us copy f append="" initrd=$GUEST_DIR/initramfs.cpio rc t0
 	m=$mdir/$name.patch n=${name:0:2}
 	rm -f "$LOG_DIR/mutant-$name".*
 	us=$(lab_conf "$n" USERSPACE)
 	git -C "$KERNEL_DIR" checkout -q -f --detach "lab-$n-start"
+	t0=$(date +%s.%N)
 	if [ -n "$us" ]; then
 		append=$(lab_conf "$n" STUDENT_APPEND)
 		copy=$T/course-$name
@@ -148,11 +187,13 @@ mutant_one() {
 			return
 		fi
 	fi
-	rc=0
+	cost_add mbuild "$t0"
+	rc=0 t0=$(date +%s.%N)
 	QEMU_APPEND="${QEMU_APPEND:-} $append" INITRD=$initrd \
 		"$TOP/scripts/run-qemu.sh" --labs "$n" --log "$LOG_DIR/mutant-$name.log" \
 		>"$LOG_DIR/mutant-$name.out" 2>&1 || rc=$?
 	echo "$rc" >"$LOG_DIR/mutant-$name.rc"
+	cost_add mboot "$t0"
 	[ -z "$us" ] || rm -rf -- "$copy"
 	git -C "$KERNEL_DIR" checkout -q -f --detach "lab-$n-start"
 }

@@ -45,6 +45,7 @@ for n in "$@"; do
 	lab_dir "$n" >/dev/null || die "there is no lab $n"
 done
 mapfile -t want < <(for n in "$@"; do printf '%02d\n' "$((10#$n))"; done)
+cost_reset
 mutants_queue ${want[@]+"${want[@]}"}
 mutants_worker b &
 lane_b=$!
@@ -52,4 +53,5 @@ mutants_worker main
 wait "$lane_b"
 mutants_eval
 mutant_summary
+cost_summary
 t_summary mutants

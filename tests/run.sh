@@ -14,7 +14,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-pass=0 fail=0 start=$(date +%s) times='' suite_ok=1 kept_said=''
+pass=0 fail=0 start=$(date +%s) times='' costs='' suite_ok=1 kept_said=''
 
 avail_kb() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 { print $4 }'; }
 gb() { awk -v k="$1" 'BEGIN { printf "%.1f GB", k / 1048576 }'; }
@@ -33,6 +33,9 @@ run() { # NAME SCRIPT...: run a suite, add up its closing "N passed, N failed"
 	times="$times$(printf '  %-16s %5d s   (%s of disk left after it)' "$name" "$(($(date +%s) - t0))" "$(gb "$f")")"$'\n'
 	suite_ok=0 kept_said=''
 	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+	# what a step, a mutant, one more lab cost the suite (tests/mutants-lib.sh)
+	costs="$costs$(sed -n 's/^cost: /  /p' "$out")"
+	[ -z "$costs" ] || costs="${costs%$'\n'}"$'\n'
 	rm -f "$out"
 	if [ -z "$line" ]; then
 		printf 'not ok - %s ended without a result (exit %s)\n' "$name" "$rc"
@@ -168,7 +171,9 @@ if [ "${1:-}" != --quick ]; then
 	done
 fi
 
-printf '\n(make test took %d s)\n%s' "$(($(date +%s) - start))" "$times"
+printf '\n(%s took %d s)\n%s' "$([ "${1:-}" = --quick ] && echo make test-quick || echo make test)" \
+	"$(($(date +%s) - start))" "$times"
+[ -z "$costs" ] || printf 'what a kernel costs (wall time on the busy machine; a new lab adds these):\n%s' "$costs"
 printf 'disk: %s available at the least (after a suite)\n' "$(gb "$disk_least")"
 printf 'total: %d passed, %d failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

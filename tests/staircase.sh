@@ -58,6 +58,7 @@ bad=0 kbad=""
 kunit=$wt/tools/testing/kunit/kunit.py
 
 . "$here/mutants-lib.sh"
+cost_reset
 
 # Build every step, and the mutants at each lab-NN-start: each kernel boots
 # in the background while the next one builds. The rows are read after.
@@ -99,10 +100,13 @@ for tag in $rows; do
 	fi
 	prevtag=$tag
 	git -C "$wt" checkout -q -f --detach "$tag"
+	t0=$(date +%s.%N)
 	if ! BUILD_LABEL=$tag "$TOP/scripts/build-kernel.sh" >"$LOG_DIR/build-$tag.out" 2>&1; then
 		row_progress "$tag" "BUILD FAILED"
 		continue
 	fi
+	# (the first build is the cold one: not a step's cost)
+	[ "$i" -eq 1 ] || cost_add build "$t0"
 	keep_image "staircase-$tag"
 	boot_bg "staircase-$tag" "$labs"
 	built="$built $tag"
@@ -193,6 +197,7 @@ else
 fi
 
 [ -n "$only_base" ] || mutant_summary
+cost_summary
 
 # --- scores: a lab's start scores 0, its answer full marks, and its guards
 # are exactly the points that already pass at its start

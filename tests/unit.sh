@@ -202,4 +202,21 @@ for d in "$top"/labs/[0-9][0-9]-*/; do
 	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf (with its keys), check and hints"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
 done
 
+# --- what a kernel costs make test (mutants-lib.sh, run.sh) -----------------
+cost_t=$(mktemp -d)
+out=$(T=$cost_t KERNEL=6.1 bash -c '
+	. "$1/scripts/lib.sh" && . "$1/tests/lib.sh" && . "$1/tests/mutants-lib.sh"
+	T=$2 && cost_reset
+	for s in 6 8 7; do echo "build $s.0" >>"$T/costs"; echo "boot 1$s.0" >>"$T/costs"; done
+	for i in $(seq 1 36); do echo "mbuild 5.0" >>"$T/costs"; echo "mboot 3.0" >>"$T/costs"; done
+	t0=$(date +%s.%N) && cost_add build "$t0" && tail -1 "$T/costs" | grep -q "^build 0\.[0-9]$" && echo "cost_add: ok"
+	cost_summary' _ "$top" "$cost_t" 2>&1)
+t_grep "cost: a step's build and boot, medians (make test repeats these lines)" \
+	'^cost: 6.1 staircase, a step: build 6 s \(median of 4\), boot with every check 17 s \(median of 3\)' "$out"
+t_grep "cost: a mutant's build and boot" "^cost: 6.1 mutants, a mutant: build 5 s \\(median of 36\\), boot with its lab's check 3 s" "$out"
+t_grep "cost: one more lab: its step and its share of mutants over two lanes" \
+	'^cost: one more lab on 6.1: about [0-9]+ s of the staircase .* \+ 8 s of mutants \(2.0 of them' "$out"
+t_grep "cost: cost_add records a duration" '^cost_add: ok' "$out"
+rm -rf "$cost_t"
+
 t_summary unit
