@@ -480,15 +480,20 @@ for fmt in "${formats[@]}"; do
 			die "dot could not draw ${BOOK#"$TOP"/}/cover.dot"
 		fi
 		while IFS= read -r l; do bwarn "${BOOK#"$TOP"/}/cover.dot: $l"; done <"$SRC/dot.log"
-		run_pandoc "$OUT/userns-labs.epub" epub --to epub3 --css "$BOOK/epub.css" --epub-chapter-level 1 \
+		run_pandoc "$OUT/userns-labs.epub" epub --to epub3 --css "$BOOK/epub.css" \
 			--epub-cover-image "$SRC/cover.png"
 		info "book: ${OUT#"$TOP"/}/userns-labs.epub"
 		;;
 	pdf)
 		pdf=$OUT/userns-labs.pdf
+		# print.html is printed from its file, its stylesheets and figures
+		# beside it (not inlined: pandoc 2.17 has no --embed-resources,
+		# pandoc 3 deprecates --self-contained)
+		cp "$BOOK/style.css" "$BOOK/print.css" "$SRC/"
+		ln -sfn "$OUT/figures" "$SRC/figures"
 		if command -v weasyprint >/dev/null; then
-			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --self-contained --section-divs \
-				--css "$BOOK/style.css" --css "$BOOK/print.css" --metadata pagetitle="User namespaces, patch by patch"
+			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --section-divs \
+				--css style.css --css print.css --metadata pagetitle="User namespaces, patch by patch"
 			printf '@page { size: %s; }\n' "$paper" >"$SRC/paper.css"
 			# (its warnings are about CSS it ignores, pandoc's too: kept in a log)
 			if ! weasyprint -s "$SRC/paper.css" "$SRC/print.html" "$pdf" 2>"$SRC/weasyprint.log"; then
@@ -499,9 +504,9 @@ for fmt in "${formats[@]}"; do
 			# (a fallback: chromium takes the paper size and makes bookmarks;
 			# the running heads and the contents' page numbers need weasyprint)
 			printf '@page { size: %s; }\n' "$paper" >"$SRC/paper.css"
-			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --css "$BOOK/style.css" \
-				--css "$BOOK/print.css" --css "$SRC/paper.css" --section-divs \
-				--self-contained --metadata pagetitle="User namespaces, patch by patch"
+			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --css style.css \
+				--css print.css --css paper.css --section-divs \
+				--metadata pagetitle="User namespaces, patch by patch"
 			timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 				--disable-background-networking --disable-component-update --disable-sync \
 				--generate-pdf-document-outline \

@@ -205,16 +205,32 @@ static int rtnl_add_addr(const char *name, const char *addr, int prefix)
 
 /* ---- the interface ioctls ---- */
 
+/*
+ * NAME into the interface name field DST of SIZE bytes, NUL-terminated: a
+ * name too long for it is refused, never cut short into another name.
+ */
+static int copy_ifname(char *dst, size_t size, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(dst, name, len + 1);
+	return 0;
+}
+
 /* SIOCSIFFLAGS through an AF_UNIX socket: handled by dev_ioctl() */
 static int ioctl_link_up(const char *name)
 {
 	struct ifreq ifr = { 0 };
-	int fd, ret = 0;
+	int fd, ret;
 
+	ret = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), name);
+	if (ret)
+		return ret;
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
 		ret = -errno;
 	ifr.ifr_flags |= IFF_UP;
@@ -233,10 +249,12 @@ static int tun_new_tap(const char *name)
 	struct ifreq ifr = { 0 };
 	int fd, err;
 
+	err = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), name);
+	if (err)
+		return err;
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		err = -errno;
@@ -251,12 +269,14 @@ static int ioctl_set_addr(const char *name, const char *addr)
 {
 	struct ifreq ifr = { 0 };
 	struct sockaddr_in *sin = (void *)&ifr.ifr_addr;
-	int fd, ret = 0;
+	int fd, ret;
 
+	ret = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), name);
+	if (ret)
+		return ret;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
 	sin->sin_family = AF_INET;
 	inet_pton(AF_INET, addr, &sin->sin_addr);
 	if (ioctl(fd, SIOCSIFADDR, &ifr) < 0)
@@ -273,12 +293,14 @@ static int ioctl_set_addr(const char *name, const char *addr)
 static int ioctl_same_txqlen(const char *name)
 {
 	struct ifreq ifr = { 0 };
-	int fd, ret = 0;
+	int fd, ret;
 
+	ret = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), name);
+	if (ret)
+		return ret;
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
 	if (ioctl(fd, SIOCGIFTXQLEN, &ifr) < 0)
 		ret = -errno;
 	if (!ret && ioctl(fd, SIOCSIFTXQLEN, &ifr) < 0)

@@ -256,12 +256,28 @@ static int ioctl_on(int family, unsigned long req, void *arg)
 	return ret;
 }
 
+/*
+ * NAME into the interface name field DST of SIZE bytes, NUL-terminated: a
+ * name too long for it is refused, never cut short into another name.
+ */
+static int copy_ifname(char *dst, size_t size, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(dst, name, len + 1);
+	return 0;
+}
+
 static int link_up(const char *name)
 {
 	struct ifreq ifr = { 0 };
 	int ret;
 
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	ret = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), name);
+	if (ret)
+		return ret;
 	ret = ioctl_on(AF_INET, SIOCGIFFLAGS, &ifr);
 	if (ret)
 		return ret;
@@ -279,11 +295,14 @@ static int bridge(unsigned long req)
 static int tap_device(void)
 {
 	struct ifreq ifr = { 0 };
-	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC), err;
+	int fd, err;
 
+	err = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), TAP);
+	if (err)
+		return err;
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	strncpy(ifr.ifr_name, TAP, IFNAMSIZ - 1);
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		err = -errno;
@@ -296,8 +315,11 @@ static int tap_device(void)
 static int vlan(int cmd, const char *dev)
 {
 	struct vlan_ioctl_args args = { .cmd = cmd, .u.VID = 15 };
+	int ret;
 
-	strncpy(args.device1, dev, sizeof(args.device1) - 1);
+	ret = copy_ifname(args.device1, sizeof(args.device1), dev);
+	if (ret)
+		return ret;
 	return ioctl_on(AF_INET, SIOCSIFVLAN, &args);
 }
 
