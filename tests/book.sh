@@ -252,9 +252,17 @@ else
 	# pages, Letter size, a bookmark for each chapter and section, running
 	# heads and page numbers, and a contents list with the page of each entry
 	if p=$(python3 - "$tmp/o1/userns-labs.pdf" "$top" <<'EOP' 2>&1
-import glob, os, re, sys
+import glob, os, re, sys, zlib
 d = open(sys.argv[1], "rb").read()
 assert d[:5] == b"%PDF-", "not a PDF"
+# objects packed in compressed object streams (weasyprint 62, Debian 13)
+# are read from the streams themselves
+for m in re.finditer(rb"<<([^<>]*/Type\s*/ObjStm[^<>]*)>>\s*stream\r?\n", d):
+    if b"/FlateDecode" in m.group(1):
+        try:
+            d += b"\n" + zlib.decompressobj().decompress(d[m.end():d.find(b"endstream", m.end())])
+        except zlib.error:
+            pass
 pages = len(re.findall(rb"/Type\s*/Page\b", d))
 boxes = set(re.findall(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]", d))
 titles = []
