@@ -88,9 +88,25 @@ cost_summary() {
 # (solutions/NN-*/FILE copied to the lab's FILE, as a student's submission
 # would have it), built into a guest of its own and tested on the
 # lab-NN-start kernel as make grade tests it.
+#
+# The mutants are written on 6.1. Where a base's code differs so that one
+# does not apply or build there, tests/mutants/KERNEL/NAME.patch (say
+# tests/mutants/6.12/01-init-ns.patch) is the same wrong answer carried to
+# that base, with the same header: mutant_file picks it for the base being
+# tested. The names are still those of tests/mutants/*.patch; a base's file
+# without that counterpart is never run, and is reported as an ORPHAN row.
 mdir=$TOP/tests/mutants
 mrows="" mbad=0 mcount=0 mlist=()
 mutant_row() { mrows="$mrows$(printf '  %-30s %-9s %s' "$1" "$2" "$3")"$'\n'; }
+# mutant_file NAME: the patch of mutant NAME for the base in KERNEL, its own
+# (tests/mutants/KERNEL/NAME.patch) if it has one, else the 6.1 one
+mutant_file() {
+	if [ -f "$mdir/$KERNEL/$1.patch" ]; then
+		echo "$mdir/$KERNEL/$1.patch"
+	else
+		echo "$mdir/$1.patch"
+	fi
+}
 
 # mutant_failed KTAP NN: the names of lab NN's points that did not pass
 mutant_failed() {
@@ -117,6 +133,16 @@ mutants_queue() { # [NN...]: queue the mutants of these labs (all by default)
 		: >"$T/queue/$(basename "$m" .patch)"
 		mlist+=("$n $(basename "$m" .patch)")
 		mcount=$((mcount + 1))
+	done
+	# a base's own version of a mutant that has no 6.1 file: never run
+	for m in "$mdir"/*/[0-9][0-9]-*.patch; do
+		[ -e "$m" ] || continue
+		n=$(basename "$m" | cut -c1-2)
+		[ "$#" -eq 0 ] || [[ " $* " == *" $n "* ]] || continue
+		[ ! -e "$mdir/$(basename "$m")" ] || continue
+		echo "error: ${m#"$TOP"/} has no tests/mutants/$(basename "$m"): it is never run" >&2
+		mutant_row "$(basename "$m" .patch)" ORPHAN "${m#"$TOP"/} has no tests/mutants/$(basename "$m")"
+		mbad=$((mbad + 1))
 	done
 }
 
@@ -149,8 +175,8 @@ mutants_worker() {
 # results are in mutant-NAME.ktap and .rc
 mutant_bad() { echo "$2" >"$LOG_DIR/mutant-$1.bad"; } # NAME WHY
 mutant_one() {
-	local name=$1 m n us copy f append="" initrd=$GUEST_DIR/initramfs.cpio rc t0
-	m=$mdir/$name.patch n=${name:0:2}
+	local name=$1 m n us copy ref f append="" initrd=$GUEST_DIR/initramfs.cpio rc t0
+	m=$(mutant_file "$name") n=${name:0:2}
 	rm -f "$LOG_DIR/mutant-$name".*
 	us=$(lab_conf "$n" USERSPACE)
 	git -C "$KERNEL_DIR" checkout -q -f --detach "lab-$n-start"
@@ -160,11 +186,16 @@ mutant_one() {
 		copy=$T/course-$name
 		# a repository of its own: git apply in a folder inside the
 		# course's repository would skip paths outside that folder
+		# (its labs/ beside a solutions/ with the reference program, which
+		# the guest's container-ref.c includes: one for every base, in
+		# solutions/NN-*/, as solutions/6.12/ has kernel patches only)
+		ref=$SOLUTIONS_DIR
+		[ -d "$ref/$(basename "$(lab_dir "$n")")" ] || ref=$TOP/solutions
 		rm -rf "$copy" && mkdir -p "$copy" && cp -a "$LABS_DIR" "$copy/labs" &&
-			cp -a "$SOLUTIONS_DIR" "$copy/solutions" && git -C "$copy" init -q
-		for f in $us; do cp "$SOLUTIONS_DIR/$(basename "$(lab_dir "$n")")/${f##*/}" "$copy/$f"; done
+			cp -a "$ref" "$copy/solutions" && git -C "$copy" init -q
+		for f in $us; do cp "$ref/$(basename "$(lab_dir "$n")")/${f##*/}" "$copy/$f"; done
 		if ! (cd "$copy" && git apply "$m") 2>/dev/null; then
-			mutant_bad "$name" "does not apply onto the reference $us"
+			mutant_bad "$name" "${m#"$TOP"/} does not apply onto the reference $us"
 			return
 		fi
 		if ! LABS_DIR=$copy/labs GUEST_DIR=$copy/guest "$TOP/scripts/build-guest.sh" \
@@ -179,7 +210,7 @@ mutant_one() {
 		fi
 	else
 		if ! git -C "$KERNEL_DIR" apply "$m" 2>/dev/null; then
-			mutant_bad "$name" "does not apply onto lab-$n-start"
+			mutant_bad "$name" "${m#"$TOP"/} does not apply onto $KERNEL's lab-$n-start"
 			return
 		fi
 		if ! BUILD_LABEL=mutant-$name "$TOP/scripts/build-kernel.sh" >"$LOG_DIR/build-mutant-$name.out" 2>&1; then
@@ -207,7 +238,7 @@ mutants_eval() { # once the lanes are done: each queued mutant, killed or not
 			mbad=$((mbad + 1))
 			continue
 		fi
-		caught=$(sed -n 's/^Caught-by: *//p' "$mdir/$name.patch" | head -1)
+		caught=$(sed -n 's/^Caught-by: *//p' "$(mutant_file "$name")" | head -1)
 		rc=$(boot_rc "mutant-$name")
 		st=$("$TOP/scripts/ktap.sh" results "$LOG_DIR/mutant-$name.ktap" "$n" | awk '{ print $2 }')
 		failed=$(mutant_failed "$LOG_DIR/mutant-$name.ktap" "$n")
