@@ -50,17 +50,24 @@ fi
 # Mutants: each names a test point of its own lab's check, and every lab
 # has at least three (their builds and boots are in the staircase)
 mbad="" few=""
-for m in tests/mutants/[0-9][0-9]-*.patch; do
+# (a base's own version, tests/mutants/BASE/NAME.patch, the same checks, and
+# the same subject and point as its 6.1 file)
+for m in tests/mutants/[0-9][0-9]-*.patch tests/mutants/*/[0-9][0-9]-*.patch; do
 	[ -e "$m" ] || continue
 	n=$(basename "$m" | cut -c1-2)
 	caught=$(sed -n 's/^Caught-by: *//p' "$m" | head -1)
 	grep -q '^Subject: \[MUTANT\] lab '"$n"': ' "$m" || mbad="$mbad $m(no '[MUTANT] lab $n:' subject)"
+	o=tests/mutants/$(basename "$m")
+	if [ "$o" != "$m" ] && [ -e "$o" ] &&
+		[ "$(grep -m1 '^Subject: ' "$m")|$caught" != "$(grep -m1 '^Subject: ' "$o")|$(sed -n 's/^Caught-by: *//p' "$o" | head -1)" ]; then
+		mbad="$mbad $m(its subject or Caught-by differs from $o's)"
+	fi
 	python3 scripts/gradelib.py points "$n" 2>/dev/null | awk '{ print $1 }' | grep -qxF -- "${caught:-?}" ||
 		mbad="$mbad $m(Caught-by '${caught}' is no point of lab $n)"
 done
 for d in labs/[0-9][0-9]-*/; do
 	n=$(basename "$d" | cut -c1-2)
-	k=$(find tests/mutants -name "$n-*.patch" | wc -l)
+	k=$(find tests/mutants -maxdepth 1 -name "$n-*.patch" | wc -l)
 	[ "$k" -ge 3 ] || few="$few $n($k)"
 done
 if [ -z "$mbad" ]; then t_ok "mutants: each has a [MUTANT] subject and names a point of its lab's check"; else t_fail "mutants:$mbad"; fi
