@@ -12,8 +12,9 @@ override SUB := $(value SUB)
 override DIR := $(value DIR)
 override LAB := $(value LAB)
 override TAG := $(value TAG)
-# KERNEL=6.12: the course on Debian 13's kernel (default: the one installed;
-# make lab-N KERNEL=... remembers it). Checked by scripts/lib.sh.
+# KERNEL=6.1: the course on Debian 12's own kernel (default: 6.12, Debian
+# stable's, on Debian 12 too; make lab-N KERNEL=... remembers it). Checked
+# by scripts/lib.sh.
 override KERNEL := $(value KERNEL)
 export SUB DIR LAB TAG
 ifneq ($(KERNEL),)
@@ -27,7 +28,7 @@ help: ## this list
 	@echo "userns-labs: make TARGET"
 	@grep -hE '^[a-z%-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' -e 's/%/N/' | \
 		awk -F'\t' '{ printf "  make %-14s %s\n", $$1, $$2 }'
-	@echo "Any of them with KERNEL=6.12: on Debian 13's kernel (build/6.12/; make lab-N KERNEL=... is remembered)"
+	@echo "The kernel base is 6.12 (Debian stable's kernel, build/linux). Any of them with KERNEL=6.1: on Debian 12's own 6.1 (build/6.1/; make lab-N KERNEL=... is remembered)"
 
 deps: ## install the Debian packages the course needs (as root)
 	@$(DEPS)
@@ -70,7 +71,7 @@ test: ## the project's own tests: unit, lint, staircase, identity (CI runs this)
 	@$(S)/deps.sh --test
 	@tests/run.sh
 
-test-fresh: ## make lab-1, make test and the GitHub templates on a brand-new minimal Debian 12 (debootstrap; root; ~75 min)
+test-fresh: ## make lab-1, make test and the GitHub templates on a brand-new minimal Debian (SUITE=trixie, the default, or bookworm; debootstrap; root; ~75 min)
 	@$(S)/test-fresh.sh
 
 test-workflows: ## run ci/github's templates here as a GitHub runner would (root; after make lab-1)
@@ -85,13 +86,15 @@ test-slurm: ## grade-all ENGINE=slurm on a real single-node Slurm started here (
 	@$(S)/deps.sh --slurm
 	@tests/slurm.sh
 
-test-quick: ## the tests that need no kernel build (unit and lint)
+test-quick: ## the tests that need no kernel build (unit, lint, the book)
+	@$(S)/deps.sh --quick
 	@tests/run.sh --quick
 
 lint: ## shellcheck the scripts, checkpatch the patches and demos
+	@$(S)/deps.sh --lint
 	@tests/lint.sh
 
-bench: ## time the cold build, the edit-rebuild-boot-check loop, a boot, the staircase
+bench: deps ## time the cold build, the edit-rebuild-boot-check loop, a boot, the staircase, a class, make test cold
 	@$(S)/bench.sh
 
 grade: deps ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LAB=N]
@@ -104,16 +107,18 @@ install modules_install insmod: ## refused: nothing built here is ever loaded in
 	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1
 
 conformance: ## the kernel's own namespace selftests (nsfs, pidfd, ...) in the guest at the final step; TAG=lab-00 for another
+	@$(S)/deps.sh --conf
 	@$(S)/import-kernel.sh && $(S)/apply-steps.sh && $(S)/conformance.sh $${TAG:+--tag "$$TAG"}
 
 book: ## render the book: build/book/index.html and build/book/userns-labs.epub
+	@$(S)/deps.sh --book
 	@$(S)/book.sh
 
 book-pdf: ## the book as PDF (weasyprint): A4, or PAPER=letter
 	@$(S)/deps.sh --pdf
 	@$(S)/book.sh --pdf --paper "$${PAPER:-a4}"
 
-book-captures: ## run each lab's demo in the guest at its start and end, for the book
+book-captures: deps ## run each lab's demo in the guest at its start and end, for the book
 	@$(S)/book-captures.sh
 
 stack: ## maintainers: the course's patches as commits on a branch of build/linux (BRANCH=stack), to change with git
@@ -127,6 +132,6 @@ course-map: ## regenerate labs/README.md from every lab.conf
 
 clean: ## remove build outputs (never build/linux, which holds your work)
 	rm -rf build/obj build/obj-gdb build/guest build/logs build/test build/test-stack build/gdbtest build/book build/grade build/conformance
-	rm -rf build/6.12/obj build/6.12/obj-gdb build/6.12/guest build/6.12/logs build/6.12/test build/6.12/test-stack build/6.12/grade build/6.12/conformance
+	rm -rf build/6.1/obj build/6.1/obj-gdb build/6.1/guest build/6.1/logs build/6.1/test build/6.1/test-stack build/6.1/gdbtest build/6.1/book build/6.1/grade build/6.1/conformance
 	git -C build/linux worktree prune 2>/dev/null || true
-	git -C build/6.12/linux worktree prune 2>/dev/null || true
+	git -C build/6.1/linux worktree prune 2>/dev/null || true

@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#formats[@]} -gt 0 ] || formats=(html epub)
-command -v pandoc >/dev/null || die "pandoc not found: install the Debian package pandoc (make deps)"
+command -v pandoc >/dev/null || die "pandoc not found: make book installs it (as root), or apt-get install pandoc"
 
 nwarn=0
 bwarn() {

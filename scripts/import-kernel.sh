@@ -11,12 +11,18 @@ installed_version() {
 	dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown
 }
 
+# After the import: a tarball whose tree is the one the steps were written
+# on (the BASE file's tree=) is that tree, whatever its version string says
+# (Debian 13's 6.12.118-1 and Debian 12's 6.12.118-1~deb12u1 are one tree).
 version_note() {
-	local want have
-	want=$(base_info version)
+	local want have tree
+	want=$(base_info version) tree=$(base_info tree)
 	have=$(installed_version)
-	if [ "$have" != "$want" ]; then
-		warn "the steps were written on $pkg $want; this machine has $have."
+	if [ -n "$tree" ] && [ "$(kgit rev-parse -q --verify 'distro^{tree}' 2>/dev/null)" = "$tree" ]; then
+		return 0
+	fi
+	if [ "$have" != "$want" ] || [ -n "$tree" ]; then
+		warn "the steps were written on $pkg $want (tree ${tree:0:12}); this machine has $have, another tree."
 		warn "they are applied with 'git am -3'; if one does not apply, the error names it."
 	fi
 }
@@ -29,7 +35,6 @@ fi
 [ -f "$TARBALL" ] || die "$TARBALL not found: install Debian's kernel source with 'apt-get install $pkg' (or run 'make deps' as root)"
 [ ! -e "$KERNEL_DIR" ] || die "$KERNEL_DIR exists but is not an imported tree (no git tag 'distro'). Move it away, then run again."
 
-version_note
 tmp=$KERNEL_DIR.importing
 rm -rf "$tmp"
 mkdir -p "$tmp"
@@ -62,3 +67,4 @@ git -C "$tmp" branch -q -D distro-import
 mv "$tmp" "$KERNEL_DIR"
 unhide_new_files
 info "kernel tree ready: $KERNEL_DIR ($(kgit rev-parse --short distro))"
+version_note

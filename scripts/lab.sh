@@ -188,7 +188,9 @@ other_bases() {
 		[ "$b" = "$KERNEL" ] && continue
 		if [ -e "$(base_build "$b")/linux/.git" ]; then
 			list="$list, also imported: $b (make status KERNEL=$b)"
-		else
+		elif [ -f "/usr/src/linux-source-$b.tar.xz" ] ||
+			apt-cache show --no-all-versions -- "linux-source-$b" 2>/dev/null | grep -qx "Package: linux-source-$b"; then
+			# (offered only where this release packages it: not 6.1 on Debian 13)
 			list="$list, other: $b (make lab-1 KERNEL=$b)"
 		fi
 	done
@@ -212,7 +214,8 @@ status() {
 	need_kernel_tree
 	br=$(kgit symbolic-ref --short -q HEAD || echo "no branch (detached)")
 	on=$(current_lab || true)
-	printf 'kernel base: %s (%s)%s\n' "$KERNEL" "$(base_line)" "$(other_bases)"
+	printf 'kernel base: %s (%s %s)%s\n' "$KERNEL" "$(base_info package)" \
+		"$(dpkg-query -W -f '${Version}' "$(base_info package)" 2>/dev/null || base_info version)" "$(other_bases)"
 	printf 'kernel tree: %s, on %s (%s)\n' "$(here_path "$KERNEL_DIR")" "$br" "$(tree_where)"
 	cur=$(tree_dirt)
 	if [ -z "$cur" ]; then
@@ -256,11 +259,15 @@ shift || true
 case $cmd in
 start)
 	n=$(lab_num_checked "${1:-}" "make lab-1")
-	remember_base
+	# (remembered once its tree is there: a base this machine cannot
+	# import is never left in build/KERNEL)
 	prepare
+	remember_base
 	switch_to "student/lab-$n" "lab-$n-start"
 	# how the labs chain: say it where the student starts
-	if [ "$((10#$n))" -gt 1 ]; then
+	if [ "$((10#$n))" -eq 2 ]; then
+		info "lab-$n-start holds the reference answer of lab 1, not your own: labs can be done in any order"
+	elif [ "$((10#$n))" -gt 2 ]; then
 		info "lab-$n-start holds the reference answers of labs 1 to $((10#$n - 1)), not your own: labs can be done in any order"
 	fi
 	[ -n "${NO_CHECK:-}" ] || check "$n"

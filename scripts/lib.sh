@@ -4,22 +4,23 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # The kernel base: Debian's linux-source the course's patches are written
-# for. 6.1 is Debian 12's (kernel-steps/, solutions/, build/), 6.12 is
-# Debian 13's, on Debian 12 too from its security suite (kernel-steps/6.12/,
-# solutions/6.12/, build/6.12/). Each base has its own kernel repository, so
-# a student's branches are per base. KERNEL=6.12 on make's command line
-# picks one, and make lab-N remembers it (build/KERNEL); without either, the
-# base is the one installed, else the one of this Debian release.
-BASES="6.1 6.12"
+# for. 6.12, Debian stable's kernel (Debian 13's, and Debian 12's from its
+# security suite), is the main base: its tree is build/linux, its build
+# folder build/. 6.1 (Debian 12's own) is the second, in build/6.1/. The
+# patches are kept per base too: kernel-steps/ and solutions/ are 6.1's,
+# kernel-steps/6.12/ and solutions/6.12/ 6.12's. Each base has its own
+# kernel repository, so a student's branches are per base. KERNEL=6.1 on
+# make's command line picks one, and make lab-N remembers it (build/KERNEL);
+# without either, the main base if its source is installed, else the one
+# that is, else the main base (make lab-N installs it).
+MAIN_BASE=6.12
+BASES="6.12 6.1"
 base_installed() { # the base this machine has or would install
 	local b
 	for b in $BASES; do
 		[ ! -f "/usr/src/linux-source-$b.tar.xz" ] || { echo "$b"; return; }
 	done
-	case $(. /etc/os-release 2>/dev/null && echo "${VERSION_ID:-}") in
-	12 | 11) echo 6.1 ;;
-	*) echo 6.12 ;;
-	esac
+	echo "$MAIN_BASE"
 }
 base_remembered() { cat "$TOP/build/KERNEL" 2>/dev/null || true; }
 if [ -n "${KERNEL:-}" ]; then
@@ -32,23 +33,65 @@ fi
 case " $BASES " in
 *" $KERNEL "*) ;;
 *)
-	printf 'error: KERNEL=%s: the course has the bases %s (KERNEL=6.1 or KERNEL=6.12)\n' "$KERNEL" "$BASES" >&2
+	printf 'error: KERNEL=%s: the course has the bases %s (KERNEL=6.12 or KERNEL=6.1)\n' "$KERNEL" "$BASES" >&2
 	exit 2 ;;
 esac
 export KERNEL
-# base_sub: '' for 6.1, '6.12' for the other (the sub-folder of each base);
-# base_build: a base's own build folder
-base_sub() { [ "$1" = 6.1 ] || echo "$1"; }
+# base_sub: '' for the main base, '6.1' for the other (its build folder's
+# sub-folder); base_build: a base's own build folder; steps_sub: the
+# sub-folder of kernel-steps/ and solutions/ ('' for 6.1, '6.12')
+base_sub() { [ "$1" = "$MAIN_BASE" ] || echo "$1"; }
 base_build() { local s; s=$(base_sub "$1"); echo "$TOP/build${s:+/$s}"; }
-BASE_SUB=$(base_sub "$KERNEL")
+steps_sub() { [ "$1" = 6.1 ] || echo "$1"; }
+
+# layout_migrate: until 2026-12 the first layout was 6.1's (build/linux,
+# build/6.12/linux). A checkout with that layout is moved once, kernel
+# repositories, branches, objects and results alike, to the one above:
+# 6.1's folders into build/6.1/, build/6.12/'s up into build/. Linked
+# worktrees (make test's, the grader's) are repaired to their new places.
+layout_migrate() {
+	local b=$TOP/build e wts r
+	[ -f "$b/linux/Makefile" ] && [ ! -e "$b/6.1" ] &&
+		[ "$(sed -n 's/^PATCHLEVEL = //p' "$b/linux/Makefile" 2>/dev/null)" = 1 ] || return 0
+	exec 9>"$b/.layout-lock"
+	flock 9
+	if [ -e "$b/6.1" ]; then exec 9>&-; return 0; fi # done by another process meanwhile
+	printf '==> moving this checkout to the new layout: base 6.1 into build/6.1/, base 6.12 (the main base now) into build/\n' >&2
+	mkdir "$b/6.1.moving"
+	for e in "$b"/* "$b"/.[!.]*; do
+		[ -e "$e" ] || continue
+		case ${e##*/} in 6.12 | 6.1.moving | KERNEL | prewarm.log | .layout-lock) continue ;; esac
+		mv -- "$e" "$b/6.1.moving/"
+	done
+	mv -- "$b/6.1.moving" "$b/6.1"
+	if [ -d "$b/6.12" ]; then
+		for e in "$b"/6.12/* "$b"/6.12/.[!.]*; do
+			[ -e "$e" ] || continue
+			mv -- "$e" "$b/"
+		done
+		rmdir -- "$b/6.12" 2>/dev/null || true
+	fi
+	# each repository's linked worktrees, where they are now
+	for r in "$b/6.1" "$b"; do
+		[ -e "$r/linux/.git" ] || continue
+		wts=$(find "$r" -mindepth 1 \( -path "$b/6.1" -o -path "$r/linux" \) -prune -o -name .git -type f \
+			-exec grep -l "^gitdir: .*/linux/.git/worktrees/" {} + 2>/dev/null | sed 's#/\.git$##')
+		# shellcheck disable=SC2086 # paths without spaces: the course's own folders
+		git -C "$r/linux" worktree repair $wts >/dev/null 2>&1 || true
+		git -C "$r/linux" worktree prune 2>/dev/null || true
+	done
+	exec 9>&-
+}
+layout_migrate
+BASE_SUB=$(base_sub "$KERNEL") STEPS_SUB=$(steps_sub "$KERNEL")
 BUILD=${BUILD:-$(base_build "$KERNEL")}
 KERNEL_DIR=${KERNEL_DIR:-$BUILD/linux}
 OBJ_DIR=${OBJ_DIR:-$BUILD/obj}
 GUEST_DIR=${GUEST_DIR:-$BUILD/guest}
 LOG_DIR=${LOG_DIR:-$BUILD/logs}
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$KERNEL.tar.xz}
-STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps${BASE_SUB:+/$BASE_SUB}}
-SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions${BASE_SUB:+/$BASE_SUB}}
+STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps${STEPS_SUB:+/$STEPS_SUB}}
+SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions${STEPS_SUB:+/$STEPS_SUB}}
 # What a base's BASE file says (kernel-steps[/6.12]/BASE): package,
 # version, kernelversion, members, files
 base_info() { sed -n "s/^$1=//p" "$STEPS_DIR/BASE" 2>/dev/null || true; }

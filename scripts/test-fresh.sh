@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
-# make test-fresh: the README's two commands on a brand-new Debian 12.
+# make test-fresh: the README's two commands on a brand-new Debian.
 #
-# A minimal Debian 12 root (debootstrap --variant=minbase, with make, the
-# one program the README's commands need before they can install the rest),
-# from the mirror and suites this machine's apt already uses; a clean clone
-# of HEAD in it; then, as root inside it with /proc, /sys and /dev mounted:
+# A minimal root of the Debian release SUITE (trixie, Debian 13, by default;
+# or bookworm, Debian 12), made by debootstrap --variant=minbase with make,
+# the one program the README's commands need before they can install the
+# rest, from the mirror this machine's apt uses (which serves both), with
+# that release's own suites (updates, security); a clean clone of HEAD in
+# it; then, as root inside it with /proc, /sys and /dev mounted:
 #     make lab-1
 #     make test
 #     make test-workflows  (ci/github's templates, step by step as a runner)
-#     make lab-1 KERNEL=6.12  (README: Debian 13's kernel, on Debian 12)
+#     make lab-1 KERNEL=6.1  (bookworm only: README, Debian 12's own kernel)
 # Each step's time and result is printed, and the run ends with a summary.
 # Nothing of this machine's own packages, caches or build trees is visible
 # inside, so a program that only this machine has makes it fail.
 #
-#   FRESH_DIR   where the root is made (default build/fresh); it is made anew
-#               on every run
+#   SUITE=trixie|bookworm  the release (default trixie)
+#   FRESH_DIR   where the root is made (default build/fresh-SUITE); it is
+#               made anew on every run
 #   FRESH_KEEP=1  keep the root afterwards (to look into it)
-#   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows lab-1-6.12)
+#   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows, and
+#               lab-1-6.1 on bookworm)
 #
 # Needs root (debootstrap, mounts, a mount namespace) and the network to the mirror.
 # Too slow for CI (some 75 minutes on 2 cores): run it before submitting a
@@ -27,10 +31,16 @@ set -eu
 [ "$(id -u)" -eq 0 ] || die "make test-fresh needs root (debootstrap, mounts and a mount namespace)"
 "$TOP/scripts/deps.sh" --fresh
 
-F=${FRESH_DIR:-$BUILD/fresh}
+suite=${SUITE:-trixie}
+case $suite in
+bookworm) release="Debian 12" second=" lab-1-6.1" ;;
+trixie) release="Debian 13" second="" ;;
+*) die "SUITE=$suite: make test-fresh makes a bookworm or a trixie root (SUITE=trixie, the default, or SUITE=bookworm)" ;;
+esac
+F=${FRESH_DIR:-$TOP/build/fresh-$suite}
 root=$F/root
 log=$F/test-fresh.log
-only=${FRESH_ONLY:-lab-1 test workflows lab-1-6.12}
+only=${FRESH_ONLY:-lab-1 test workflows$second}
 mkdir -p "$F"
 exec 9>"$F/.lock"
 flock -n 9 || die "another test-fresh is using $F"
@@ -79,14 +89,20 @@ step() {
 	exit 1
 }
 
-# The mirror, from this machine's apt sources (one-line or deb822 format).
+# The mirror, from this machine's Debian apt sources (one-line or deb822
+# format): mirror main gives the archive's URI, mirror security the
+# security archive's (the line of a *-security suite).
 mirror() {
 	local m
 	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk '$1 == "deb" && $0 ~ /bookworm( |$)/ { for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }')
+		awk -v want="$1" '$1 == "deb" && $0 ~ /(bookworm|trixie)/ {
+			sec = ($0 ~ /-security/); if ((want == "security") != sec) next
+			for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }')
 	[ -n "$m" ] || m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		awk '/^URIs:/ { print $2; exit }')
-	[ -n "$m" ] || die "no Debian mirror in /etc/apt/sources.list*: cannot debootstrap"
+		awk -v want="$1" 'BEGIN { RS = "" } /Suites:[^\n]*(bookworm|trixie)/ {
+			sec = ($0 ~ /Suites:[^\n]*-security/); if ((want == "security") != sec) next
+			if (match($0, /URIs: *[^ \n]+/)) { u = substr($0, RSTART, RLENGTH); sub(/URIs: */, "", u); print u; exit } }')
+	[ -n "$m" ] || die "no Debian $1 mirror in /etc/apt/sources.list*: cannot debootstrap"
 	echo "$m"
 }
 
@@ -95,18 +111,20 @@ start=$(date +%s)
 head=$(git -C "$TOP" rev-parse --short HEAD)
 remove_root
 mkdir -p "$root"
-m=$(mirror)
-info "a minimal Debian 12 root in ${root#"$TOP"/}, from $m (log: ${log#"$TOP"/})"
-step "debootstrap --variant=minbase bookworm" \
-	debootstrap --variant=minbase --include=make bookworm "$root" "$m"
+m=$(mirror main)
+ms=$(mirror security)
+info "a minimal $release root in ${root#"$TOP"/}, from $m (log: ${log#"$TOP"/})"
+step "debootstrap --variant=minbase $suite" \
+	debootstrap --variant=minbase --include=make "$suite" "$root" "$m"
 
-# the same apt sources as this machine (its security and update suites too),
-# so the root gets the linux-source-6.1 that a new machine would get
-step "apt sources and DNS as on this machine" sh -c "
+# the release's own suites, updates and security too (Debian 12 has
+# linux-source-6.12 from its security suite), from this machine's mirror;
+# its DNS and apt settings (a proxy)
+step "apt sources ($suite, $suite-updates, $suite-security) and DNS" sh -c "
 	rm -f '$root/etc/apt/sources.list'
-	cp -a /etc/apt/sources.list '$root/etc/apt/' 2>/dev/null || :
 	mkdir -p '$root/etc/apt/sources.list.d'
-	cp -a /etc/apt/sources.list.d/. '$root/etc/apt/sources.list.d/' 2>/dev/null || :
+	printf 'Types: deb\\nURIs: %s\\nSuites: %s %s-updates\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n\\nTypes: deb\\nURIs: %s\\nSuites: %s-security\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' \
+		'$m' '$suite' '$suite' '$ms' '$suite' >'$root/etc/apt/sources.list.d/debian.sources'
 	cp -L /etc/resolv.conf '$root/etc/resolv.conf' 2>/dev/null || :
 	cp -a /etc/apt/apt.conf.d/. '$root/etc/apt/apt.conf.d/' 2>/dev/null || :"
 
@@ -139,21 +157,22 @@ for cmd in $only; do
 	case $cmd in
 	# lab 1's check fails at its start (make exits 2): the step passes when
 	# the guest ran it to the end and said so on its results channel
-	lab-1) step "make lab-1 (README, first command)" in_root "make lab-1 || :
+	lab-1) step "make lab-1 (README, first command: base 6.12)" in_root "make lab-1 || :
+		grep -qx '# userns-labs base: 6.12' build/logs/check-lab-01.ktap &&
 		grep -q '^# userns-labs: end of checks\$' build/logs/check-lab-01.ktap &&
 		scripts/ktap.sh results build/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
-	lab-1-6.12) step "make lab-1 KERNEL=6.12 (README, Debian 13's kernel)" in_root "make lab-1 KERNEL=6.12 || :
-		grep -qx '# userns-labs base: 6.12' build/6.12/logs/check-lab-01.ktap &&
-		grep -q '^# userns-labs: end of checks\$' build/6.12/logs/check-lab-01.ktap &&
-		KERNEL=6.12 scripts/ktap.sh results build/6.12/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
+	lab-1-6.1) step "make lab-1 KERNEL=6.1 (README, Debian 12's own kernel)" in_root "make lab-1 KERNEL=6.1 || :
+		grep -qx '# userns-labs base: 6.1' build/6.1/logs/check-lab-01.ktap &&
+		grep -q '^# userns-labs: end of checks\$' build/6.1/logs/check-lab-01.ktap &&
+		KERNEL=6.1 scripts/ktap.sh results build/6.1/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
 	test) step "make test (README, second command)" in_root "make test" ;;
 	workflows) step "ci/github templates, as a runner" in_root "make test-workflows" ;;
-	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows, lab-1-6.12)" ;;
+	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows, lab-1-6.1)" ;;
 	esac
 done
 tail -3 "$log" | grep -E '^total: ' | sed 's/^/    /' || true
 
 unmount_all
 [ -n "${FRESH_KEEP:-}" ] || remove_root
-printf '\ntest-fresh: every step passed in %d s (HEAD %s)\n%s' "$(($(date +%s) - start))" \
-	"$head" "$summary"
+printf '\ntest-fresh (%s, %s): every step passed in %d s (HEAD %s)\n%s' "$suite" "$release" \
+	"$(($(date +%s) - start))" "$head" "$summary"

@@ -16,7 +16,7 @@ if command -v shellcheck >/dev/null; then
 		t_fail "shellcheck" "$out"
 	fi
 else
-	t_fail "shellcheck is not installed (make deps: apt-get install shellcheck)"
+	t_fail "shellcheck is not installed (make lint installs it as root, or apt-get install shellcheck)"
 fi
 
 cp=$KERNEL_DIR/scripts/checkpatch.pl

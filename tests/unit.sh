@@ -39,12 +39,38 @@ rm -f "$tmp_u"
 
 # --- the kernel bases (lib.sh) --------------------------------------------
 base_of() { env -u BUILD -u KERNEL_DIR -u STEPS_DIR -u SOLUTIONS_DIR "$@" bash -c '. "$1/scripts/lib.sh" && echo "$KERNEL ${STEPS_DIR#"$1"/} ${SOLUTIONS_DIR#"$1"/} ${KERNEL_DIR#"$1"/} $TARBALL"' _ "$top" 2>&1; }
-t_expect "bases: KERNEL=6.12 has its own patches, tree and tarball" \
-	"6.12 kernel-steps/6.12 solutions/6.12 build/6.12/linux /usr/src/linux-source-6.12.tar.xz" "$(base_of KERNEL=6.12)"
-t_expect "bases: KERNEL=6.1 is the first layout" \
-	"6.1 kernel-steps solutions build/linux /usr/src/linux-source-6.1.tar.xz" "$(base_of KERNEL=6.1)"
+t_expect "bases: KERNEL=6.12, the main base, is build/linux, with its own patches" \
+	"6.12 kernel-steps/6.12 solutions/6.12 build/linux /usr/src/linux-source-6.12.tar.xz" "$(base_of KERNEL=6.12)"
+t_expect "bases: KERNEL=6.1 is the second, in build/6.1/" \
+	"6.1 kernel-steps solutions build/6.1/linux /usr/src/linux-source-6.1.tar.xz" "$(base_of KERNEL=6.1)"
+# the layout before 6.12 was the main base (6.1 in build/linux, 6.12 in
+# build/6.12/linux), in a course of its own: moved once by lib.sh, with
+# the student's branches, a linked worktree and build/KERNEL
+lay=$(mktemp -d)
+mkdir -p "$lay/scripts" "$lay/build/6.12/linux" "$lay/build/obj"
+cp "$top/scripts/lib.sh" "$lay/scripts/"
+for v in 1 12; do
+	d=$lay/build/linux
+	[ "$v" = 1 ] || d=$lay/build/6.12/linux
+	mkdir -p "$d"
+	printf 'VERSION = 6\nPATCHLEVEL = %s\n' "$v" >"$d/Makefile"
+	git -C "$d" init -q && git -C "$d" add Makefile &&
+		git -C "$d" -c user.name=t -c user.email=t@t commit -qm "base 6.$v" && git -C "$d" branch student/lab-01
+done
+git -C "$lay/build/linux" worktree add -q --detach "$lay/build/test/linux" 2>/dev/null
+echo 6.1 >"$lay/build/KERNEL"
+out=$(cd "$lay" && env -u BUILD -u KERNEL_DIR -u KERNEL bash -c '. scripts/lib.sh && echo "$KERNEL ${KERNEL_DIR#"$TOP"/}"' 2>&1)
+t_grep "layout: an old checkout is moved, and says so" 'moving this checkout to the new layout' "$out"
+t_grep "... the remembered base (6.1) is found in its new place" '^6.1 build/6.1/linux$' "$out"
+t_expect "... 6.1's tree, branches and objects in build/6.1/, 6.12's in build/linux" "1 12 student/lab-01 student/lab-01 obj" \
+	"$(sed -n 's/^PATCHLEVEL = //p' "$lay/build/6.1/linux/Makefile") $(sed -n 's/^PATCHLEVEL = //p' "$lay/build/linux/Makefile") $(git -C "$lay/build/6.1/linux" branch --list 'student/*' | tr -d ' *') $(git -C "$lay/build/linux" branch --list 'student/*' | tr -d ' *') $([ -d "$lay/build/6.1/obj" ] && echo obj)"
+t_expect "... its linked worktree still works, from its new place" "base 6.1" \
+	"$(git -C "$lay/build/6.1/test/linux" log -1 --format=%s 2>&1)"
+t_expect "... build/KERNEL kept, build/6.12 gone, and nothing moves twice" "6.1 no" \
+	"$(cat "$lay/build/KERNEL") $([ -e "$lay/build/6.12" ] && echo yes || echo no)$(cd "$lay" && env -u BUILD -u KERNEL_DIR bash -c '. scripts/lib.sh' 2>&1)"
+rm -rf "$lay"
 out=$(base_of KERNEL='6.1; touch /tmp/x')
-t_grep "bases: an unknown KERNEL is refused, by name" "KERNEL=6.1; touch /tmp/x: the course has the bases 6.1 6.12" "$out"
+t_grep "bases: an unknown KERNEL is refused, by name" "KERNEL=6.1; touch /tmp/x: the course has the bases 6.12 6.1" "$out"
 t_expect "bases: each base has a BASE file naming its package" "linux-source-6.1 linux-source-6.12" \
 	"$(sed -n 's/^package=//p' "$top/kernel-steps/BASE" "$top/kernel-steps/6.12/BASE" | tr '\n' ' ' | sed 's/ $//')"
 
