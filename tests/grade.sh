@@ -6,6 +6,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 . "$here/lib.sh"
 fx=$here/fixtures/grade
+# fixture NAME: the submission NAME for the base under test: its own,
+# fixtures/grade/$KERNEL/NAME.patch, where the base's code differs (lab 1's
+# fs/exec.c on 6.12), else fixtures/grade/NAME.patch (6.1's, and those of
+# any base: lab 18's, a check's, not a patch at all)
+fixture() {
+	if [ -f "$fx/$KERNEL/$1.patch" ]; then
+		echo "$fx/$KERNEL/$1.patch"
+	else
+		echo "$fx/$1.patch"
+	fi
+}
 export NO_COLOR=1 GRADE_DIR=$BUILD/test/grade GRADE_OUT=$BUILD/test/grade/results
 export GRADE_BOOT_TIMEOUT=${GRADE_BOOT_TIMEOUT:-25} GRADE_CHECK_TIMEOUT=15
 rm -rf "$GRADE_OUT"
@@ -26,7 +37,7 @@ plan1=$(sed -n 's/^ktap_plan //p' "$TOP"/labs/01-*/check)
 # expect_result FIXTURE RESULT [REPORT-PATTERN]
 expect_result() {
 	local f=$1 want=$2 pat=${3:-} out rep
-	out=$("$TOP/scripts/grade.sh" "$fx/$f.patch" "${LAB:-1}" 2>&1)
+	out=$("$TOP/scripts/grade.sh" "$(fixture "$f")" "${LAB:-1}" 2>&1)
 	rep=$GRADE_OUT/$f/report.txt
 	got=$(sed -n 's/^result: *//p' "$rep" 2>/dev/null)
 	t_expect "grade $f: $want" "$want" "${got:-$(printf '%s\n' "$out" | tail -3)}"
@@ -125,7 +136,8 @@ t_grep "W4: the replaced check is named and left out" "IGNORED.*labs/01-suid-unm
 # for another lab says which
 t_grep "U2: noapply names the file and line" 'patch failed: fs/exec.c:[0-9]+' "$(cat "$GRADE_OUT/noapply/report.txt")"
 other=$(mktemp -d)
-cp "$TOP"/solutions/02-*.patch "$other/lab2answer.patch"
+# (the base's own answer: solutions/ is 6.1's, solutions/6.12/ 6.12's)
+cp "$SOLUTIONS_DIR"/02-*.patch "$other/lab2answer.patch"
 out=$("$TOP/scripts/grade.sh" "$other/lab2answer.patch" 1 2>&1)
 rep=$(cat "$GRADE_OUT/lab2answer/report.txt" 2>/dev/null)
 t_grep "U2: a lab 2 patch graded as lab 1 is APPLY_FAILED" '^result: +APPLY_FAILED' "$rep"
@@ -134,12 +146,14 @@ t_expect "U2: no 'sha1 information is lacking'" "" "$(printf '%s\n' "$rep" | gre
 rm -rf "$other"
 t_expect "scores: the JSON's score is never above its max" "ok" \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("ok" if 0 <= d["score"] <= d["max"] else d)' "$GRADE_OUT/flood/results.json")"
+# (the kernel's release begins with its base's version: 6.12.N or 6.1.N)
+krel="${KERNEL//./\\.}\\.[0-9]+"
 t_grep "grade: the JSON names the kernel that said it, by its tree" \
-	"\"kernel\": \"6\\.1\\.[0-9]+-userns-labs #grade-lab01-$(git -C "$GRADE_DIR/linux" rev-parse 'lab-01-done^{tree}' | cut -c1-12) " \
+	"\"kernel\": \"$krel-userns-labs #grade-lab01-$(git -C "$GRADE_DIR/linux" rev-parse 'lab-01-done^{tree}' | cut -c1-12) " \
 	"$(cat "$GRADE_OUT/good/results.json")"
 t_grep "grade: a submission with the same tree as an earlier one boots its kernel (built once)" \
 	'built for an earlier submission' "$(cat "$GRADE_OUT/crlf/build.out")"
-t_grep "grade: ... and names it too" '"kernel": "6\.1\.[0-9]+-userns-labs #grade-lab01-' "$(cat "$GRADE_OUT/crlf/results.json")"
+t_grep "grade: ... and names it too" "\"kernel\": \"$krel-userns-labs #grade-lab01-" "$(cat "$GRADE_OUT/crlf/results.json")"
 t_grep "grade: the TAP has the guest's KTAP" '^ok 1 lab-01-suid-unmapped' "$(cat "$GRADE_OUT/good/results.tap")"
 
 # a dirty repository is refused, and left as it was
@@ -169,7 +183,7 @@ t_expect "W11: the stale lock is gone" "" "$(ls "$gd/index.lock" "$gd/rebase-app
 # patches as people send them, made from good.patch at test time
 ser=$(mktemp -d)
 git -C "$GRADE_DIR/linux" checkout -q -f --detach lab-01-start
-git -C "$GRADE_DIR/linux" am -q "$fx/good.patch"
+git -C "$GRADE_DIR/linux" am -q "$(fixture good)"
 # W5: git format-patch --cover-letter, as a folder and as one mbox
 git -C "$GRADE_DIR/linux" format-patch -q --cover-letter -o "$ser/cover" lab-01-start..HEAD
 cat "$ser/cover"/*.patch >"$ser/cover.mbox"
@@ -212,28 +226,28 @@ rm -rf "$ser"
 # a class: mixed submissions, one per entry, then a resumed run
 class=$(mktemp -d)
 mkdir -p "$class"/{alice,bob,carol,dave,erin}
-cp "$fx/good.patch" "$class/alice/"
-cp "$fx/wrong.patch" "$class/bob/"
+cp "$(fixture good)" "$class/alice/"
+cp "$(fixture wrong)" "$class/bob/"
 git -C "$GRADE_DIR/linux" checkout -q -f --detach lab-01-start
-git -C "$GRADE_DIR/linux" am -q "$fx/good.patch"
+git -C "$GRADE_DIR/linux" am -q "$(fixture good)"
 git -C "$GRADE_DIR/linux" bundle create -q "$class/carol.bundle" HEAD ^lab-01-start 2>/dev/null
 rmdir "$class/carol"
-cp "$fx/nocompile.patch" "$class/dave/"
-cp "$fx/crlf.patch" "$class/erin/"
+cp "$(fixture nocompile)" "$class/dave/"
+cp "$(fixture crlf)" "$class/erin/"
 # hostile names: shell code, a quote, a space (S1)
 rm -f "$HOME/PWNED5"
 mkdir -p "$class/\`cd;touch PWNED5\`" "$class/q\"uote"
-cp "$fx/good.patch" "$class/\`cd;touch PWNED5\`/"
-cp "$fx/good.patch" "$class/q\"uote/"
+cp "$(fixture good)" "$class/\`cd;touch PWNED5\`/"
+cp "$(fixture good)" "$class/q\"uote/"
 cp "$class/carol.bundle" "$class/bob smith.bundle"
 # W7: alice/ and alice.patch are two entries; W9: dave#2 is a name;
 # U3: a patch one folder down, as .patch.txt; a name with a newline
-cp "$fx/wrong.patch" "$class/alice.patch"
+cp "$(fixture wrong)" "$class/alice.patch"
 mkdir -p "$class/dave#2" "$class/frank/lab1" "$class/new
 line"
-cp "$fx/good.patch" "$class/dave#2/"
-cp "$fx/good.patch" "$class/frank/lab1/fix.patch.txt"
-cp "$fx/good.patch" "$class/new
+cp "$(fixture good)" "$class/dave#2/"
+cp "$(fixture good)" "$class/frank/lab1/fix.patch.txt"
+cp "$(fixture good)" "$class/new
 line/"
 # two at a time (JOBS=2): lanes of their own, one kernel cache
 out=$(GRADE_JOBS=2 "$TOP/scripts/grade.sh" --all "$class" 1 2>&1)
@@ -295,7 +309,7 @@ rm -rf "$hostile" "$keep"
 # GRADER_ERROR: exit 70, no result recorded, nothing stamped as graded
 fault=$(mktemp -d)
 mkdir -p "$fault/bin" "$fault/class/zed"
-cp "$fx/good.patch" "$fault/class/zed/"
+cp "$(fixture good)" "$fault/class/zed/"
 realgit=$(command -v git)
 cat >"$fault/bin/git" <<EOF
 #!/bin/sh
@@ -323,15 +337,19 @@ rm -f "$HOME"/PWNED1[1-9] "$TOP"/PWNED1[1-9]
 # and its $(shell ...) runs during the build, here trying to rewrite another
 # student's result and to leave files on the host
 mkdir -p "$hx/kbuild"
-cp "$fx/good.patch" "$hx/kbuild/0001-good.patch"
+cp "$(fixture good)" "$hx/kbuild/0001-good.patch"
 {
 	printf '%s\n' 'From: A Student <student@example.org>' 'Subject: [PATCH 2/2] fs: a Kbuild of my own' '' '---' \
 		'diff --git a/fs/Kbuild b/fs/Kbuild' 'new file mode 100644' '--- /dev/null' '+++ b/fs/Kbuild' '@@ -0,0 +1,3 @@'
+	# (the run's time in it: a tree of this run's own, built, never a kernel
+	# kept from an earlier run of the suite, whose build ran nothing now)
 	# shellcheck disable=SC2016 # make's and the script's own \$, written as they are
-	printf '+pwned := $(shell echo "result: PASS" >%s/wrong/report.txt; touch %s/PWNED11 %s/PWNED11 %s/PWNED11 %s/PWNED11; echo kbuild-shell-ran-as-$$(id -un))\n' \
-		"$GRADE_OUT" "$HOME" "$TOP" "$GRADE_DIR" "$GRADE_OUT"
+	printf '+pwned := $(shell echo "result: PASS" >%s/wrong/report.txt; touch %s/PWNED11 %s/PWNED11 %s/PWNED11 %s/PWNED11; echo kbuild-shell-ran-as-$$(id -un) in run %s)\n' \
+		"$GRADE_OUT" "$HOME" "$TOP" "$GRADE_DIR" "$GRADE_OUT" "$(date +%s.%N)"
+	# (fs/Makefile: $(src) is the source folder itself on 6.12, relative to
+	# $(srctree) on 6.1, as kbuild's own kbuild-dir says there)
 	# shellcheck disable=SC2016 # make's own $(...)
-	printf '%s\n' '+$(info $(pwned))' '+include $(srctree)/$(src)/Makefile'
+	printf '%s\n' '+$(info $(pwned))' '+include $(if $(filter /%,$(src)),$(src),$(srctree)/$(src))/Makefile'
 } >"$hx/kbuild/0002-kbuild.patch"
 wrong_before=$(sha1sum <"$GRADE_OUT/wrong/report.txt")
 out=$("$TOP/scripts/grade.sh" "$hx/kbuild" 1 2>&1)
@@ -349,7 +367,10 @@ repo=$hx/evil
 git clone -q --no-checkout "$GRADE_DIR/linux" "$repo"
 git -C "$repo" sparse-checkout set --no-cone /fs/exec.c >/dev/null 2>&1
 git -C "$repo" checkout -q --detach lab-01-start 2>/dev/null
-git -C "$repo" -c user.name=s -c user.email=s@s am -q "$fx/good.patch"
+# (gc.auto=0, as the kernel repository has it: a clone does not copy it,
+# and am's auto gc of the clone's loose objects, detached, would still be
+# running, and start the fsmonitor below, after the grader is done)
+git -C "$repo" -c gc.auto=0 -c user.name=s -c user.email=s@s am -q "$(fixture good)"
 # (each run of it notes who ran it, in fsmon.trace, shown if it ran)
 # shellcheck disable=SC2016 # make's and the script's own \$, written as they are
 printf '#!/bin/sh\np=$$; while [ "$p" -gt 1 ]; do tr "\\0" " " </proc/$p/cmdline; echo; p=$(cut -d" " -f4 /proc/$p/stat); done >>%s/fsmon.trace\nexit 1\n' \
@@ -380,7 +401,7 @@ t_grep "repository: host:path is not fetched from elsewhere" 'NOT_A_PATCH|not fo
 mkdir -p "$GRADE_OUT/zz-secret"
 echo "TOPSECRET-$$" >"$GRADE_OUT/zz-secret/report.txt"
 sed -e "s|^+/\* my container: to do \*/\$|+#include \"$GRADE_OUT/zz-secret/report.txt\"\n+#include \"/etc/shadow\"|" \
-	-e 's/^@@ -16,6 +16,7 @@/@@ -16,6 +16,8 @@/' "$fx/lab18-nothing.patch" >"$hx/lab18-include.patch"
+	-e 's/^@@ -16,6 +16,7 @@/@@ -16,6 +16,8 @@/' "$(fixture lab18-nothing)" >"$hx/lab18-include.patch"
 LAB=18
 out=$("$TOP/scripts/grade.sh" "$hx/lab18-include.patch" 18 2>&1)
 rep=$(cat "$GRADE_OUT/lab18-include/report.txt" "$GRADE_OUT/lab18-include/guest.out" 2>/dev/null)
@@ -407,7 +428,7 @@ LAB=1
 exec 9>>"$GRADE_DIR/.lock"
 flock 9
 rc=0
-out=$("$TOP/scripts/grade.sh" "$fx/good.patch" 1 2>&1) || rc=$?
+out=$("$TOP/scripts/grade.sh" "$(fixture good)" 1 2>&1) || rc=$?
 exec 9>&-
 t_grep "lock: a second run on the same folder is refused, and says why" 'another grading run is using' "$out"
 t_expect "lock: ... with a failure status" 1 "$([ "$rc" -ne 0 ] && echo 1 || echo 0)"
@@ -416,7 +437,11 @@ t_expect "lock: ... with a failure status" 1 "$([ "$rc" -ne 0 ] && echo 1 || ech
 # no process behind and no result for what it was grading; the next run
 # grades it
 mkdir -p "$hx/stop/late"
-sed 's|^+\tbprm_fill_uid(bprm, file);$|+\tbprm_fill_uid(bprm, file); /* stopped */|' "$fx/good.patch" >"$hx/stop/late/late.patch"
+# (a tree of this run's own: a kernel kept from an earlier run of the suite
+# would boot at once, and the run would be over before it is stopped)
+late=$(date +%s.%N)
+sed "s|^+\tbprm_fill_uid(bprm, file);\$|+\tbprm_fill_uid(bprm, file); /* stopped, run $late */|" \
+	"$(fixture good)" >"$hx/stop/late/late.patch"
 "$TOP/scripts/grade.sh" --all "$hx/stop" 1 >"$hx/stop.out" 2>&1 &
 gpid=$!
 for _ in $(seq 1 600); do
@@ -442,11 +467,11 @@ rm -rf "$hx"
 # a link whose target changes between two runs
 cx=$(mktemp -d)
 mkdir -p "$cx/class/summary.csv" "$cx/src"
-cp "$fx/good.patch" "$cx/class/summary.csv/"
-cp "$fx/good.patch" "$cx/src/a.patch"
-cp "$fx/wrong.patch" "$cx/src/b.patch"
+cp "$(fixture good)" "$cx/class/summary.csv/"
+cp "$(fixture good)" "$cx/src/a.patch"
+cp "$(fixture wrong)" "$cx/src/b.patch"
 ln -s "$cx/src/a.patch" "$cx/class/lnk.patch"
-{ cat "$fx/good.patch"; head -c 3000000 /dev/zero | tr '\0' 'x' | fold -w 70 | sed 's/^/ /'; } >"$cx/class/huge.patch"
+{ cat "$(fixture good)"; head -c 3000000 /dev/zero | tr '\0' 'x' | fold -w 70 | sed 's/^/ /'; } >"$cx/class/huge.patch"
 out=$(GRADE_MAX_BYTES=2000000 "$TOP/scripts/grade.sh" --all "$cx/class" 1 2>&1)
 t_expect "class: an entry named summary.csv does not stop the summary" \
 	"3" "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1], newline=""))))-1)' "$GRADE_OUT/summary.csv" 2>/dev/null)"
