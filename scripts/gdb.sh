@@ -55,8 +55,10 @@ debug_files() {
 	n=$(current_lab 2>/dev/null || true)
 	[ -z "$n" ] || lab_conf "$n" FILES
 	echo "${DEBUG_FILES:-}"
+	# (6.12's gdb scripts read IRQD_*, SLAB_* and struct vmap_area when
+	# they load: chip.c, slab_common.c and vmalloc.c hold them)
 	echo arch/x86/kernel/cpu/common.c init/init_task.c kernel/printk/printk.c fs/namespace.c \
-		arch/x86/entry/common.c fs/binfmt_elf.c
+		arch/x86/entry/common.c fs/binfmt_elf.c kernel/irq/chip.c mm/slab_common.c mm/vmalloc.c
 }
 gdb_scripts() { # MAKE-ARGS...: the kernel's gdb helpers, vmlinux-gdb.py next to vmlinux
 	[ ! -e "$OBJ_DIR/vmlinux-gdb.py" ] || return 0

@@ -308,8 +308,11 @@ grade_one() { # SUB LAB NAME ID
 				ufiles="$ufiles$f"$'\n'
 				excl+=("--exclude=$f")
 				[ -d "$ucopy/.git" ] || {
+					# (the course's solutions/, whatever the base: a user-space
+					# lab's reference program is there, and the labs' sources
+					# include it by that path; solutions/6.12/ has none)
 					mkdir -p "$ucopy" && cp -a "$LABS_DIR" "$ucopy/labs" &&
-						cp -a "$SOLUTIONS_DIR" "$ucopy/solutions" && git -C "$ucopy" init -q &&
+						cp -a "$TOP/solutions" "$ucopy/solutions" && git -C "$ucopy" init -q &&
 						git -C "$ucopy" add -A && git -C "$ucopy" -c user.name=grader \
 						-c user.email=grader@localhost commit -q -m course
 				} || grader_error "cannot copy the course into $ucopy"
