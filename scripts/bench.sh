@@ -22,7 +22,7 @@ set -eu
 
 what=${BENCH:-cold edit boot gdb stair class suite}
 B=$BUILD/bench
-mkdir -p "$B"
+mkdir -p "$B" "$B/logs"
 export BUILD=$B KERNEL_DIR=$B/linux OBJ_DIR=$B/obj GUEST_DIR=$B/guest LOG_DIR=$B/logs
 export CCACHE_DIR=$B/ccache NO_COLOR=1
 declare -a rows=()
