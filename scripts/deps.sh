@@ -89,20 +89,16 @@ for p in $pkgs; do
 done
 [ -z "$missing" ] && exit 0
 
-# packaged: apt knows a package of exactly this name (apt-get and
-# apt-cache take a name with a dot as a pattern: linux-source-6.1 would
-# match linux-source-6.12)
-packaged() { apt-cache show --no-all-versions -- "$1" 2>/dev/null | grep -qx "Package: $1"; }
 # the kernel source of a base this release does not package: the base in
 # use is an error; another base (the set "base", make test's) is left out,
 # in one line, and make test runs without it (tests/run.sh says so too)
 drop_unpackaged() {
 	local p keep=""
 	for p in $missing; do
-		if packaged "$p"; then
+		if deb_packaged "$p"; then
 			keep="$keep $p"
 		elif [ "$p" = "linux-source-$KERNEL" ]; then
-			die "KERNEL=$KERNEL: this Debian release has no package $p (the bases: $BASES; $(for b in $BASES; do packaged "linux-source-$b" && printf 'KERNEL=%s ' "$b"; done)is packaged here)"
+			die "KERNEL=$KERNEL: this Debian release has no package $p (the bases: $BASES; $(for b in $BASES; do deb_packaged "linux-source-$b" && printf 'KERNEL=%s ' "$b"; done)is packaged here)"
 		elif [[ $p == linux-source-* ]]; then
 			info "$p is not packaged for this Debian release: base ${p#linux-source-} is left out"
 		else

@@ -189,7 +189,7 @@ other_bases() {
 		if [ -e "$(base_build "$b")/linux/.git" ]; then
 			list="$list, also imported: $b (make status KERNEL=$b)"
 		elif [ -f "/usr/src/linux-source-$b.tar.xz" ] ||
-			apt-cache show --no-all-versions -- "linux-source-$b" 2>/dev/null | grep -qx "Package: linux-source-$b"; then
+			deb_packaged "linux-source-$b"; then
 			# (offered only where this release packages it: not 6.1 on Debian 13)
 			list="$list, other: $b (make lab-1 KERNEL=$b)"
 		fi

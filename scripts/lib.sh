@@ -137,6 +137,11 @@ die() {
 	exit 1
 }
 
+# deb_packaged PKG: apt knows a package of exactly this name (apt-get and
+# apt-cache take a name with a dot as a pattern: linux-source-6.1 would
+# match linux-source-6.12)
+deb_packaged() { apt-cache show --no-all-versions -- "$1" 2>/dev/null | grep -qx "Package: $1"; }
+
 # git in the kernel tree
 kgit() { git -C "$KERNEL_DIR" "$@"; }
 
