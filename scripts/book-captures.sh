@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Capture what each lab's demo prints in the guest, at the lab's start and at
-# its answer, for the book: book/captures/NN-start.txt and NN-done.txt.
+# its answer, for the book: book/captures/NN-start.txt and NN-done.txt, on the
+# main base ($MAIN_BASE in lib.sh, 6.12) whatever KERNEL says.
 #
 #   book-captures.sh [--force] [NN ...]      default: every lab with a demo.sh
 #   book-captures.sh --status                 "NN start|done ok|stale|missing", no build
@@ -15,6 +16,11 @@
 # guest and running the demo under QEMU.
 set -eu
 . "$(dirname "$0")/lib.sh"
+# The book's captures are the main base's, whichever base the student uses
+if [ "$KERNEL" != "$MAIN_BASE" ]; then
+	[ -n "${CAPTURES_BASE_SAID:-}" ] || info "the book's captures are made on the main base, $MAIN_BASE (not $KERNEL)"
+	CAPTURES_BASE_SAID=1 KERNEL=$MAIN_BASE exec "$0" "$@"
+fi
 
 CAP_DIR=${CAPTURES_DIR:-$TOP/book/captures}
 CAP_BUILD=${CAPTURES_BUILD:-$BUILD/book-captures}

@@ -140,7 +140,8 @@ position_ok() {
 # hashes every capture's inputs). BOOK_CAPTURE_NOTES=0 skips it (tests/book.sh,
 # for its books of test chapters).
 cap_status=""
-[ "${BOOK_CAPTURE_NOTES:-1}" = 0 ] || cap_status=$("$TOP/scripts/book-captures.sh" --status 2>/dev/null || true)
+# The captures are the main base's (book-captures.sh), whichever base renders.
+[ "${BOOK_CAPTURE_NOTES:-1}" = 0 ] || cap_status=$(KERNEL=$MAIN_BASE "$TOP/scripts/book-captures.sh" --status 2>/dev/null || true)
 
 fence() { # LANG CLASS: open a fenced block
 	printf '\n```{.%s%s}\n' "$1" "${2:+ .$2}"
@@ -230,7 +231,7 @@ expand() {
 				fi
 				grep -q "^$n $step stale" <<<"$cap_status" &&
 					note "${f#"$TOP"/} is older than lab $n's code: 'make book-captures' makes it again"
-				printf '\n[What the guest printed, kernel at tag `lab-%s-%s`:]{.capture-label}\n' "$n" "$step"
+				printf '\n[What the guest printed, kernel %s at tag `lab-%s-%s`:]{.capture-label}\n' "$MAIN_BASE" "$n" "$step"
 				fence text capture
 				cat "$f"
 				printf '```\n'

@@ -9,6 +9,9 @@ kernel's own log (X.log, the console) beside it for what went wrong.
                                   failures, the point a dead guest was
                                   running, and what the kernel said
   ktap.py json X.ktap [LABS]      every lab and point, as JSON
+  ktap.py times X.ktap            one line per lab: "NN SECONDS LIMIT", what
+                                  its check took and its TIMEOUT, as /init
+                                  measured them
   ktap.py trouble X.log           the lines of a kernel log that say the
                                   kernel is in trouble (scripts/kernel-trouble.re)
   ktap.py channel RAW SECRET X.ktap REST
@@ -45,6 +48,7 @@ TROUBLE_FILE = os.path.join(HERE, "kernel-trouble.re")
 
 RESULT = re.compile(r"^(ok|not ok) ([0-9]+)(?: (?:- )?([^#]*?))?\s*(?:#\s*(.*))?$")
 PLAN = re.compile(r"^1\.\.([0-9]+)\s*$")
+TIME = re.compile(r"^# userns-labs time: ([0-9]+)s of ([0-9]+)s\s*$")
 LAB_NAME = re.compile(r"^lab-([0-9][0-9])(?:-|$)")
 DIRECTIVES = ("SKIP", "XFAIL", "TIMEOUT", "ERROR", "XPASS", "TODO")
 SENTINEL = "# userns-labs: end of checks"
@@ -107,7 +111,7 @@ def point_status(ok, directive):
 
 def new_lab(name):
     return {"name": name, "plan": None, "points": [], "pre": [], "top": None,
-            "top_reason": "", "running": None}
+            "top_reason": "", "running": None, "time": None}
 
 
 def block(text):
@@ -246,6 +250,11 @@ def feed_point_line(lab, body):
     if body.startswith("# running: "):
         lab["running"] = body[len("# running: "):].strip()
         return
+    t = TIME.match(body)
+    if t:
+        # /init's own line comes after the check's output: the last one counts
+        lab["time"] = (int(t.group(1)), int(t.group(2)))
+        return
     if body.startswith("#") or r:
         text = body[2:] if body.startswith("# ") else body[1:] if body.startswith("#") else body
         if lab["points"] and lab["running"] is None:
@@ -304,6 +313,13 @@ def cmd_results(path, want):
         print("%s %s %d %d" % (n, st, passed, plan))
 
 
+def cmd_times(path, want):
+    labs, _res = results(read(path), want)
+    for n in sorted(labs):
+        if labs[n]["time"]:
+            print("%s %d %d" % ((n,) + labs[n]["time"]))
+
+
 def cmd_report(path, want):
     labs, res = results(read(path), want)
     for n in sorted(res):
@@ -355,9 +371,9 @@ def cmd_json(path, want):
 def main(argv):
     # a reader that stops early (| head) ends us quietly, as it does grep
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "trouble", "channel") or \
+    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "times", "trouble", "channel") or \
             (argv[0] == "channel" and len(argv) != 5):
-        sys.stderr.write("usage: ktap.py results|report|json X.ktap [LABS] | trouble X.log"
+        sys.stderr.write("usage: ktap.py results|report|json|times X.ktap [LABS] | trouble X.log"
                          " | channel RAW SECRET X.ktap REST\n")
         return 2
     cmd, path = argv[0], argv[1]
@@ -369,7 +385,7 @@ def main(argv):
         for line in trouble(read(path)):
             print(line)
         return 0
-    {"results": cmd_results, "report": cmd_report, "json": cmd_json}[cmd](path, want)
+    {"results": cmd_results, "report": cmd_report, "json": cmd_json, "times": cmd_times}[cmd](path, want)
     return 0
 
 

@@ -65,6 +65,16 @@ class Results(unittest.TestCase):
                  "  not ok 1 a", "not ok 1 lab-01-x", "ok 1 lab-01-x")
         self.assertEqual(self.res(t), {"01": ("FAIL", 0, 1)})
 
+    def test_init_time_line_is_read_and_not_a_diagnostic(self):
+        # a check may print a time line of its own: /init's, the last, counts
+        t = text("KTAP version 1", "1..1", "  KTAP version 1", "  # Subtest: lab-14-x", "  1..1",
+                 "  not ok 1 a", "  # userns-labs time: 0s of 99s",
+                 "  # userns-labs time: 7s of 30s", "not ok 1 lab-14-x # exit 1")
+        labs, res = ktap.results(t)
+        self.assertEqual(res, {"14": ("FAIL", 0, 1)})
+        self.assertEqual(labs["14"]["time"], (7, 30))
+        self.assertEqual(labs["14"]["points"][0]["diag"], [])
+
     def test_a_lab_asked_for_and_absent_is_missing(self):
         self.assertEqual(self.res("", ["07"]), {"07": ("MISSING", 0, 0)})
 

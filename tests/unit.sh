@@ -245,4 +245,40 @@ t_grep "cost: one more lab: its step and its share of mutants over two lanes" \
 t_grep "cost: cost_add records a duration" '^cost_add: ok' "$out"
 rm -rf "$cost_t"
 
+# --- a staircase boot that ran out of time is booted once more (mutants-lib.sh)
+# A stub run-qemu.sh writes a lab that timed out in its first boot and a lab
+# that failed in its second; a boot without BOOT_RETRY is never repeated.
+rt=$(mktemp -d)
+mkdir -p "$rt/top/scripts" "$rt/T/kernels" "$rt/logs"
+cp scripts/ktap.sh scripts/ktap.py "$rt/top/scripts/"
+cat >"$rt/top/scripts/run-qemu.sh" <<'STUB'
+#!/bin/sh
+# stub: $RT/boots counts the boots; the first one's check runs out of time
+log=$4
+n=$(($(cat "$RT/boots" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$RT/boots"
+if [ "$n" -eq 1 ]; then st="not ok 1 lab-14-netns-admin # TIMEOUT after 30s"; else st="not ok 1 lab-14-netns-admin # exit 1"; fi
+printf 'KTAP version 1\n1..1\n  KTAP version 1\n  # Subtest: lab-14-netns-admin\n  1..1\n  not ok 1 x\n%s\n' "$st" >"${log%.log}.ktap"
+echo "boot $n" >"$log"
+STUB
+chmod +x "$rt/top/scripts/run-qemu.sh"
+retry() {
+	rm -f "$rt/boots" "$rt/T/costs"
+	: >"$rt/T/kernels/s.vmlinux"
+	RT=$rt TOP=$rt/top T=$rt/T LOG_DIR=$rt/logs GUEST_DIR=$rt BOOT_RETRY=$1 bash -c '
+		. "$1/tests/mutants-lib.sh"
+		boot_bg s 14 && boot_wait
+		echo "boots $(cat "$RT/boots") rc $(boot_rc s) retried [$(cat "$LOG_DIR/s.retried" 2>/dev/null)]"
+		"$TOP/scripts/ktap.sh" results "$LOG_DIR/s.ktap" 14
+		[ ! -f "$LOG_DIR/s.first.ktap" ] || echo "first: $("$TOP/scripts/ktap.sh" results "$LOG_DIR/s.first.ktap" 14)"' _ "$top" 2>&1
+}
+out=$(retry 1)
+t_grep "boot retry: a TIMEOUT in the first boot boots the kernel once more" '^boots 2 rc 0 retried \[14\]$' "$out"
+t_grep "boot retry: the second boot's results are the step's" '^14 FAIL 0 1$' "$out"
+t_grep "boot retry: the first boot's results are kept" '^first: 14 TIMEOUT 0 1$' "$out"
+out=$(retry 0)
+t_grep "boot retry: without BOOT_RETRY (the mutants) a boot is not repeated" '^boots 1 rc 0 retried \[\]$' "$out"
+t_grep "boot retry: ... and its TIMEOUT stands" '^14 TIMEOUT 0 1$' "$out"
+rm -rf "$rt"
+
 t_summary unit
