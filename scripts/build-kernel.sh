@@ -94,7 +94,7 @@ rm -f "$built"
 # Anything else (a Makefile, Kconfig, a header that a generated file or
 # many objects use, FULL_BUILD=1) takes kbuild's full run.
 objs="" fast=""
-read -r last_tree last_cfg <"$last" 2>/dev/null || last_tree=""
+read -r last_tree last_cfg 2>/dev/null <"$last" || last_tree=""
 if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$image" ] &&
 	[ -f "$OBJ_DIR/vmlinux.a" ] && [ -z "${FULL_BUILD:-}" ] && [ -z "${FORCE_BUILD:-}" ]; then
 	set -o pipefail
