@@ -8,8 +8,8 @@
 #   book-captures.sh --sums                   "NN start|done HASH", no build
 #
 # Every capture has a sidecar NN-STEP.sum: a hash of what the output depends
-# on (the lab folder but its *.md, labs/lib, guest-rootfs, the reference
-# programs in solutions/*/, the code of every kernel patch
+# on (the lab folder but its *.md, labs/lib, guest-rootfs, the lab's reference
+# program in solutions/NN-*/, the code of every kernel patch
 # up to that step: its git patch-id, so a patch's message, its index lines
 # and its hunks' line numbers do not count). A capture whose hash still matches is kept; the others are made again
 # by building the tag lab-NN-start or lab-NN-done in a worktree of our own
@@ -56,11 +56,11 @@ capture_sum() {
 	local n=$1 step=$2 dir f k
 	dir=$(lab_dir "$n") || die "there is no lab $n"
 	{
-		# what the guest gets: a lab's prose (*.md) is not packed, the
-		# reference programs of user-space labs (solutions/*/*.c) are
+		# what the guest gets: a lab's prose (*.md) is not packed, its
+		# reference program (solutions/NN-*/*.c, a user-space lab's) is
 		{
 			find "$dir" "$TOP/labs/lib" "$TOP/guest-rootfs" -type f ! -name '*.md'
-			find "$TOP/solutions" -mindepth 2 -maxdepth 2 -type f -name '*.c'
+			[ ! -d "$TOP/solutions/${dir##*/}" ] || find "$TOP/solutions/${dir##*/}" -type f -name '*.c'
 		} | LC_ALL=C sort | while read -r f; do
 			printf '%s ' "${f#"$TOP"/}"
 			sha1sum <"$f"

@@ -12,7 +12,7 @@
  * outside. The exit status of COMMAND is the exit status of the program.
  *
  * This is the skeleton of lab 18: it compiles and runs, and does none of the
- * namespace work yet. Do TODO 18.1 to 16.7, in order; the README says what
+ * namespace work yet. Do TODO 18.1 to 18.7, in order; the README says what
  * each needs and which lab of the course made it possible without privilege.
  * The reference answer is solutions/18-container/container.c.
  */

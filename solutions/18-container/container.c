@@ -12,7 +12,7 @@
  * outside. The exit status of COMMAND is the exit status of the program.
  *
  * This is the reference answer; labs/18-container/container.c is the same
- * program with the namespace work left to do (TODO 18.1 to 16.7).
+ * program with the namespace work left to do (TODO 18.1 to 18.7).
  */
 #include "../../labs/lib/ulab.h"
 #include <net/if.h>
@@ -45,11 +45,11 @@ static inline int pivot_root(const char *new_root, const char *put_old)
 	return syscall(SYS_pivot_root, new_root, put_old);
 }
 
-/* 16.1: the namespaces the child is cloned into */
+/* 18.1: the namespaces the child is cloned into */
 #define CONTAINER_NAMESPACES \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWNET)
 
-/* 16.2: map the caller to root inside, one id each (run by the parent) */
+/* 18.2: map the caller to root inside, one id each (run by the parent) */
 static int write_maps(pid_t pid)
 {
 	char map[64];
@@ -63,7 +63,7 @@ static int write_maps(pid_t pid)
 	return ulab_write_map(pid, "uid_map", map);
 }
 
-/* 16.3: a host name of its own */
+/* 18.3: a host name of its own */
 static int set_hostname(void)
 {
 	if (sethostname(hostname, strlen(hostname)))
@@ -91,7 +91,7 @@ static inline int stand_on_a_mount(void)
 	return 0;
 }
 
-/* 16.4: nothing mounted in here may propagate to the host */
+/* 18.4: nothing mounted in here may propagate to the host */
 static int make_mounts_private(void)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
@@ -100,7 +100,7 @@ static int make_mounts_private(void)
 	return 0;
 }
 
-/* 16.5: ROOTFS becomes /, the old root waits at OLD_ROOT */
+/* 18.5: ROOTFS becomes /, the old root waits at OLD_ROOT */
 static int enter_rootfs(void)
 {
 	if (stand_on_a_mount())
@@ -121,7 +121,7 @@ static int enter_rootfs(void)
 }
 
 /*
- * 16.6: a proc of the new PID namespace on /proc. The kernel mounts a
+ * 18.6: a proc of the new PID namespace on /proc. The kernel mounts a
  * new proc only where a complete proc is already visible to the mount
  * namespace: do it while the old root (and its /proc) is still there.
  */
@@ -145,7 +145,7 @@ static int drop_old_root(void)
 	return 0;
 }
 
-/* 16.7: the loopback interface of the new network namespace, up */
+/* 18.7: the loopback interface of the new network namespace, up */
 static int loopback_up(void)
 {
 	struct ifreq ifr = { .ifr_name = "lo" };
