@@ -22,7 +22,7 @@ export KERNEL
 endif
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance mutate
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -120,6 +120,9 @@ book-pdf: ## the book as PDF (weasyprint): A4, or PAPER=letter
 
 book-captures: deps ## run each lab's demo in the guest at its start and end, for the book
 	@$(S)/book-captures.sh
+
+mutate: deps ## mutants made by rule from lab LAB's answer, built and booted with its check: tests/mutate/NN.report (LAB=N; GEN_ONLY=1: the patches only)
+	@$(S)/mutate.sh $(if $(GEN_ONLY),--generate-only) "$${LAB-}"
 
 stack: ## maintainers: the course's patches as commits on a branch of build/linux (BRANCH=stack), to change with git
 	@$(S)/stack.sh make "$${BRANCH-}"

@@ -72,6 +72,15 @@ for d in labs/[0-9][0-9]-*/; do
 done
 if [ -z "$mbad" ]; then t_ok "mutants: each has a [MUTANT] subject and names a point of its lab's check"; else t_fail "mutants:$mbad"; fi
 if [ -z "$few" ]; then t_ok "mutants: every lab has at least three"; else t_fail "mutants: labs with fewer than three:$few"; fi
+# generated mutants (scripts/mutate.sh): no report left behind by a change of
+# its lab's answer or check (the mutants themselves are not run here)
+for b in $BASES; do
+	if out=$(python3 scripts/mutate.py stale --top "$TOP" --base "$b" --quiet 2>&1); then
+		t_ok "${out##*$'\n'}"
+	else
+		t_fail "mutate ($b): a report is out of date (scripts/mutate.sh NN makes it again)" "$out"
+	fi
+done
 # every suite make test runs, and every script a target runs, can be run
 # (a suite written without its x bit ends 'without a result (exit 126)')
 noexec=""
