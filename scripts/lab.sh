@@ -214,8 +214,7 @@ status() {
 	need_kernel_tree
 	br=$(kgit symbolic-ref --short -q HEAD || echo "no branch (detached)")
 	on=$(current_lab || true)
-	printf 'kernel base: %s (%s %s)%s\n' "$KERNEL" "$(base_info package)" \
-		"$(dpkg-query -W -f '${Version}' "$(base_info package)" 2>/dev/null || base_info version)" "$(other_bases)"
+	printf 'kernel base: %s (%s)%s\n' "$KERNEL" "$(base_line)" "$(other_bases)"
 	printf 'kernel tree: %s, on %s (%s)\n' "$(here_path "$KERNEL_DIR")" "$br" "$(tree_where)"
 	cur=$(tree_dirt)
 	if [ -z "$cur" ]; then

@@ -96,10 +96,15 @@ SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions${STEPS_SUB:+/$STEPS_SUB}}
 # version, kernelversion, members, files
 base_info() { sed -n "s/^$1=//p" "$STEPS_DIR/BASE" 2>/dev/null || true; }
 # One line for headers and reports: "linux-source-6.12 6.12.118-1~deb12u1"
+# (the version installed here when dpkg knows the package: Debian 13's and
+# Debian 12's builds of one tree differ in it; else the BASE file's)
 base_line() {
 	local p v
-	p=$(base_info package) v=$(base_info version)
-	printf '%s %s\n' "${p:-linux-source-$KERNEL}" "${v:-(no BASE file)}"
+	p=$(base_info package)
+	p=${p:-linux-source-$KERNEL}
+	v=$(dpkg-query -W -f '${Version}' "$p" 2>/dev/null) || v=""
+	[ -n "$v" ] || v=$(base_info version)
+	printf '%s %s\n' "$p" "${v:-(no BASE file)}"
 }
 LABS_DIR=${LABS_DIR:-$TOP/labs}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

@@ -5,18 +5,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 . "$here/lib.sh"
-fx=$here/fixtures/grade
 # fixture NAME: the submission NAME for the base under test: its own,
 # fixtures/grade/$KERNEL/NAME.patch, where the base's code differs (lab 1's
 # fs/exec.c on 6.12), else fixtures/grade/NAME.patch (6.1's, and those of
 # any base: lab 18's, a check's, not a patch at all)
-fixture() {
-	if [ -f "$fx/$KERNEL/$1.patch" ]; then
-		echo "$fx/$KERNEL/$1.patch"
-	else
-		echo "$fx/$1.patch"
-	fi
-}
+fixture() { grade_fixture "$1"; }
 export NO_COLOR=1 GRADE_DIR=$BUILD/test/grade GRADE_OUT=$BUILD/test/grade/results
 export GRADE_BOOT_TIMEOUT=${GRADE_BOOT_TIMEOUT:-25} GRADE_CHECK_TIMEOUT=15
 rm -rf "$GRADE_OUT"

@@ -23,3 +23,15 @@ t_summary() {
 	printf '%s: %d passed, %d failed\n' "$1" "$T_PASS" "$T_FAIL"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# grade_fixture NAME: the grader's test submission NAME for the base in
+# KERNEL: tests/fixtures/grade/KERNEL/NAME.patch when the base has its own,
+# else the 6.1 one (tests/grade.sh, tests/workflows.sh)
+grade_fixture() {
+	local d=$TOP/tests/fixtures/grade
+	if [ -f "$d/$KERNEL/$1.patch" ]; then
+		echo "$d/$KERNEL/$1.patch"
+	else
+		echo "$d/$1.patch"
+	fi
+}

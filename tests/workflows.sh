@@ -15,7 +15,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 . "$here/lib.sh"
-fx=$here/fixtures/grade
 [ "$(id -u)" -eq 0 ] || die "the workflow templates run as root (their first step is apt-get)"
 [ -f "$OBJ_DIR/vmlinux" ] || die "no kernel built in ${OBJ_DIR#"$TOP"/} yet: run make lab-1 first"
 w=$BUILD/test/workflows
@@ -34,7 +33,7 @@ for case in good:PASS:0 wrong:FAIL:1; do
 	f=${case%%:*} want=${case#*:} rc_want=${want#*:} want=${want%%:*}
 	rm -rf "$ws/submissions" "$ws/build/grade/results"
 	mkdir -p "$ws/submissions/lab-01"
-	cp "$fx/$f.patch" "$ws/submissions/lab-01/0001-lab-1.patch"
+	cp "$(grade_fixture "$f")" "$ws/submissions/lab-01/0001-lab-1.patch"
 	out=$(ghjob ci/github/classroom.yml grade 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >"$w/classroom-$f.log"
@@ -52,8 +51,8 @@ done
 # class.yml: an instructor's repository with class/, graded as a matrix
 rm -rf "$ws/submissions" "$ws/build/grade/results" "$w/art"
 mkdir -p "$ws/class"
-cp "$fx/good.patch" "$ws/class/ann.patch"
-cp "$fx/nocompile.patch" "$ws/class/bo b.patch"
+cp "$(grade_fixture good)" "$ws/class/ann.patch"
+cp "$(grade_fixture nocompile)" "$ws/class/bo b.patch"
 if ghjob ci/github/class.yml list --outputs "$w/list.json" >"$w/class-list.log" 2>&1; then
 	t_ok "class.yml: the list job"
 else
