@@ -75,15 +75,7 @@ done
 # the runner's layout (tests/mutants-lib.sh): a worktree and objects per
 # lane, the logs, a guest of its own
 T=${MUTATE_DIR:-$BUILD/mutate/run}
-export OBJ_DIR=$T/obj GUEST_DIR=$T/guest LOG_DIR=$T/logs
-wt=$T/linux
-mkdir -p "$T" "$LOG_DIR"
-if [ ! -e "$wt/.git" ]; then
-	kgit worktree prune
-	kgit worktree add -q --detach "$wt" lab-00 || die "cannot make the worktree $wt"
-fi
-export KERNEL_DIR=$wt
-"$TOP/scripts/build-guest.sh" >/dev/null || die "the guest initramfs does not build"
+runner_layout
 
 # gen_results NN FILE: what mutate.py report reads, a line per mutant queued:
 # NAME killed POINTS..., NAME SURVIVED, or NAME BAD WHY. Unlike mutants_eval,

@@ -8,6 +8,21 @@
 # LOG_DIR, OBJ_DIR and GUEST_DIR (exported, for build-kernel.sh and
 # run-qemu.sh).
 
+# runner_layout: under $T (set by the caller), the objects, the guest and
+# the logs (exported OBJ_DIR, GUEST_DIR, LOG_DIR), a worktree wt of the
+# kernel repository, which becomes KERNEL_DIR, and the guest packed
+runner_layout() {
+	export OBJ_DIR=$T/obj GUEST_DIR=$T/guest LOG_DIR=$T/logs
+	wt=$T/linux
+	mkdir -p "$T" "$LOG_DIR"
+	if [ ! -e "$wt/.git" ]; then
+		kgit worktree prune
+		kgit worktree add -q --detach "$wt" lab-00 || die "cannot make the worktree $wt"
+	fi
+	export KERNEL_DIR=$wt
+	"$TOP/scripts/build-guest.sh" >/dev/null || die "the guest initramfs does not build"
+}
+
 # --- background boots ---------------------------------------------------------
 boot_pid=""
 boot_wait() {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2034,SC2154 # T is read, and wt set, by runner_layout (mutants-lib.sh)
 # The mutants alone, without the staircase: tests/mutants.sh [NN...]
 # builds and boots every mutant of the labs named (all by default) on top
 # of lab-NN-start and prints the matrix. make test runs them inside the
@@ -17,15 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$TOP/scripts/apply-steps.sh" || exit 1
 
 T=${MUTANT_DIR:-$BUILD/mutants}
-export OBJ_DIR=$T/obj GUEST_DIR=$T/guest LOG_DIR=$T/logs
-wt=$T/linux
-mkdir -p "$T" "$LOG_DIR"
-if [ ! -e "$wt/.git" ]; then
-	kgit worktree prune
-	kgit worktree add -q --detach "$wt" lab-00 || die "cannot make the worktree $wt"
-fi
-export KERNEL_DIR=$wt
-"$TOP/scripts/build-guest.sh" >/dev/null || die "the guest initramfs does not build"
+runner_layout
 
 if [ "${1:-}" = --at ]; then
 	tag=$2
