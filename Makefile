@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # userns-labs: rebuild the Linux 3.8 user-namespace work, one patch at a time.
 # Thin front door: every target runs a script under scripts/. 'make help'.
 

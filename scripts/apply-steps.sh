@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Make the tags lab-00, lab-NN-start and lab-NN-done from the patches in
 # kernel-steps/ and solutions/, applied with 'git am -3' on top of 'distro'
 # in a scratch worktree (the student's checkout is never touched). Runs again

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Where a lab's patches differ between the course's two kernel bases.
 
     basediff.py lab NN [--all] [--notes FILE] [--top DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Figures, not assertions: how long the things a student waits for take.
 #   cold    import + steps + first build (empty ccache) + boot + lab 1 result
 #   edit    at lab 1 and lab 17 (BENCH_LABS): make check with nothing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Capture what each lab's demo prints in the guest, at the lab's start and at
 # its answer, for the book: book/captures/NN-start.txt and NN-done.txt, on the
 # main base ($MAIN_BASE in lib.sh, 6.12) whatever KERNEL says.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Render the book "User namespaces, patch by patch" from book/.
 #
 #   book.sh [--strict] [--html] [--epub] [--pdf] [--paper a4|letter] [--out DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """The book's code excerpts, anchored by name (used by scripts/book.sh).
 
     bookexcerpt.py diff PATCH [SEL]    the diff of a git format-patch file, or

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """The book's HTML, one page per chapter: split pandoc's single document.
 
     bookpages.py split BOOK.html OUTDIR   write OUTDIR/index.html (the title and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Pack the guest initramfs: busybox-static, the tools, every lab's demos
 # (static C) and checks, and /init. Output: $GUEST_DIR/initramfs.cpio
 set -eu

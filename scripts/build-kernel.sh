@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Configure (tinyconfig + kernel-steps/config.fragment, on either base) and build the kernel
 # out of tree with ccache. The compiler's first errors are shown on failure.
 set -eu

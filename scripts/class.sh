@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Make a class of lab 1 submissions from the grader's fixtures, as a class
 # hands them in: mostly right answers, some wrong, some that do not
 # compile, some with CRLF line ends, some as git bundles and some as git

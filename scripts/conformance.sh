@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Conformance: the kernel tree's own selftests that cover namespaces, built
 # statically from the tree at the tag, run in the guest at that tag.
 #

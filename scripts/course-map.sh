@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Print labs/README.md, the course map, from every lab's lab.conf.
 # 'make course-map' rewrites the file; the unit tests check it is current.
 set -eu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Make sure the Debian packages the course needs are installed. As root they
 # are installed; otherwise the exact apt-get line is printed and we stop.
 #   deps.sh           what a student needs (make lab-N, make check, make boot)

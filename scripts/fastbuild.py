@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Which kernel objects an edit needs rebuilt, without kbuild's walk.
 
     git diff-tree -r -z --no-renames --name-status OLD NEW |

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The lab's kernel under a debugger.
 #
 #   gdb.sh          build the debug kernel, then the guest and gdb side by side

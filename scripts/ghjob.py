@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Run one job of a GitHub workflow here, the way a runner runs it.
 
   ghjob.py WORKFLOW JOB [--input K=V]... [--matrix JSON] [--needs J=FILE]...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Grade a submission with the repository's own checks, inside QEMU only.
 #
 #   grade.sh SUB [LAB]       one submission

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """The grader's data half: what a submission is, which of its patches to
 apply and in what order, what it changed, what it scored, and the report,
 JSON, CSV and TAP files. scripts/grade.sh keeps git, the build and the boot,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Import the base's Debian kernel source tarball (linux-source-6.1, or
 # linux-source-6.12 with KERNEL=6.12) as a git repository (tag 'distro').
 set -eu

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Read the results a guest wrote on its results channel (X.ktap), with the
 kernel's own log (X.log, the console) beside it for what went wrong.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Read the results a guest wrote on its results channel: see scripts/ktap.py
 # (results, report, json, trouble).
 set -eu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The student's commands.
 #
 #   lab.sh start N      put the kernel tree on branch student/lab-NN (made

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034
 # Common settings and helpers for the userns-labs scripts. Sourced, never run.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """mutate.py: wrong answers made by rule from a lab's reference answer.
 
 The hand-written mutants (tests/mutants/) are the wrong answers someone

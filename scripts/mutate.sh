@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Mutants made by rule from a lab's reference answer (issue 30), beside the
 # hand-written ones of tests/mutants/:
 #

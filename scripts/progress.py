@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Progress of a long step, read from its output.
 
     some-command 2>&1 | progress.py LOG [--expect N] [--what TEXT] [--count-file F [--save]]

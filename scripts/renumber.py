@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Renumber the course's labs: make room for a new one, take one out, or
 move one, in every file name and every text that names a lab by number.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the kernel with the guest initramfs in QEMU (TCG unless USERNS_KVM=1).
 #
 #   run-qemu.sh --labs "01 02" [--log X.log] [--timeout S]  run checks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Run a command on a submission's content in a sandbox: bubblewrap, as an
 # unprivileged user of its own, with no network, the host read-only, and a
 # folder of its own (a size-limited tmpfs) as the only place it can write.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """A user-space lab's skeleton and its answer, made from one source.
 
 solutions/NN-LAB/FILE.in holds the program once: the lines both have, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The course's patches as one branch of commits, and back.
 #
 #   stack.sh make [BRANCH]     BRANCH (default: stack) in the kernel repository,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make test-fresh: the README's two commands on a brand-new Debian.
 #
 # A minimal root of the Debian release SUITE (trixie, Debian 13, by default;

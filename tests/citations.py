@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Lint the reference answers' credits (make lint).
 
 Every solutions/NN-*.patch says what it is based on, in the kernel's

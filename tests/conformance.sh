@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Conformance: at the final step the kernel is Debian's own again, so the
 # kernel tree's own namespace selftests (nsfs, pidfd, ...) must pass there,
 # or skip for a stated config reason. A failure means the series changed

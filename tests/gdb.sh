@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make gdb works: at lab 1's start (build/gdbtest, its own worktree: the
 # student's checkout is never touched) the debug kernel builds, boots with
 # QEMU's gdb stub, and a batch gdb breaks on bprm_fill_uid when lab 1's

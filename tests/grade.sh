@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The grader against bad input: every fixture submission gets its named
 # result, with the evidence in its report, and a class run gives a CSV.
 set -u

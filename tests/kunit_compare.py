@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Read a results channel (X.ktap) with the kernel's own KTAP parser,
 tools/testing/kunit/kunit.py parse --json, and with scripts/ktap.py, and
 say whether both give the same labs, points and statuses.

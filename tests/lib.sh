@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Tiny test helpers: t_ok/t_fail print TAP-like lines and count.
 T_PASS=0

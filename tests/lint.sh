@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Lint: shellcheck on every script, checkpatch.pl (from the kernel tree) on
 # every patch and every C demo.
 set -u
@@ -72,6 +73,16 @@ for d in labs/[0-9][0-9]-*/; do
 done
 if [ -z "$mbad" ]; then t_ok "mutants: each has a [MUTANT] subject and names a point of its lab's check"; else t_fail "mutants:$mbad"; fi
 if [ -z "$few" ]; then t_ok "mutants: every lab has at least three"; else t_fail "mutants: labs with fewer than three:$few"; fi
+# every source file says its licence in an SPDX line near its top (LICENSE):
+# the tracked files but the book, the prose, the patches and data
+nospdx=$(git ls-files | grep -vE '^(book/|LICENSES/|LICENSE$|kernel-steps/|tests/fixtures/|tests/mutants/|tests/mutate/)|\.(patch|md|txt|sum|json|re)$|(^|/)\.gitignore$|^guest-rootfs/etc-motd$|^solutions/UPSTREAM$' |
+	while read -r f; do head -3 "$f" | grep -q 'SPDX-License-Identifier: ' || echo "$f"; done)
+if [ -z "$nospdx" ]; then
+	t_ok "licence: every source file has its SPDX line"
+else
+	t_fail "licence: source files without an SPDX-License-Identifier line in their first three lines (see LICENSE)" "$nospdx"
+fi
+
 # generated mutants (scripts/mutate.sh): no report left behind by a change of
 # its lab's answer or check (the mutants themselves are not run here)
 for b in $BASES; do

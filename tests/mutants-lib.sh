@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154
 # Kernels built one after another, each booted in the background while the
 # next one builds (QEMU takes one core; a build's links leave the other one

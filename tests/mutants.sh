@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2034,SC2154 # T is read, and wt set, by runner_layout (mutants-lib.sh)
 # The mutants alone, without the staircase: tests/mutants.sh [NN...]
 # builds and boots every mutant of the labs named (all by default) on top

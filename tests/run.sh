@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make test: unit tests, lint, the book, the patch stack, then the staircase and
 # the identity, the kernel's selftests, the grader and make gdb.
 #   tests/run.sh --quick   unit tests and lint only (no kernel build)

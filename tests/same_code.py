@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """same_code.py REPO A B: exit 0 when commits A and B of the git repository
 REPO differ only in C comments and white space, so that a kernel built from
 A is the kernel of B (the staircase then boots it once for both rows: each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make grade-all ENGINE=slurm on a real Slurm: a single-node cluster of
 # Debian's slurmctld, slurmd and munged, started here from a configuration
 # under build/test-slurm (no system file is read or changed: SLURM_CONF and

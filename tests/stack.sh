@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The patch stack tool (scripts/stack.sh): the course's patches are what the
 # tags export, byte for byte; a stack changed with ordinary git (a reworded
 # commit, through rebase -i) exports that change and nothing else, its notes

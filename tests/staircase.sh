@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The staircase: every step of the course built and booted once, with every
 # lab's check (a lab-NN-start whose code is the step before it, comments
 # aside, is read from that step's boot), and each lab's mutants. At lab-00 (step 0), at lab-NN-start (step N-1) and lab-NN-done

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/basediff.py: a lab's patches on the two kernel
 bases compared definition by definition (the same change with moved lines, a
 different change, an answer that reverses its rewind, a change that moved to

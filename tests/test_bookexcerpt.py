@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/bookexcerpt.py: which hunks a name picks, the lines
 of a function, a #define or a marker pair, and the commit message."""
 import os

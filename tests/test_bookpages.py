@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/bookpages.py: splitting pandoc's single document into
 pages, rewriting the links between them, folding the answer, the search
 documents, and the link check."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """tests/citations.py: the answers' credits in the kernel's citation form."""
 import pathlib
 import sys

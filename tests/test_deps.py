@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Every program that a target runs comes from a package that scripts/deps.sh
 installs, or from a minimal Debian 12 (debootstrap --variant=minbase: the
 packages of priority "required"). A script that calls a program no package

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/fastbuild.py: which objects an edit needs, or why
 only kbuild's full walk can tell. A fake obj dir, no kernel."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """scripts/ghjob.py: a workflow job run here as a runner runs it."""
 
 import io

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The grader's data half (scripts/gradelib.py), with no kernel: what a
 submission is, its names, the order and strip level of its patches, the
 scores, and the result files."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/ktap.py, the reader of the guest's results channel,
 and of its agreement with the kernel's own KTAP parser (kunit.py)."""
 

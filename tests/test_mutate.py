@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests for scripts/mutate.py (mutants generated from an answer).
 
 Each operator on a small C function, then generate, report and stale end to

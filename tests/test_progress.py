@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/progress.py: counting, the line, the two paces."""
 import io
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """scripts/renumber.py: labs renumbered in names and texts, and back."""
 
 import io

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests for tests/same_code.py (the staircase's comment-only check)."""
 import os
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """scripts/skeleton.py: a user-space lab's skeleton and answer from one source."""
 import pathlib
 import sys

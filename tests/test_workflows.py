@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The GitHub workflow templates (ci/github/*.yml): they parse as YAML,
 run in Debian 12, run only make targets and gradelib.py commands that
 exist, in the order the README's quick start needs them, never paste a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Harness unit tests: no kernel build, no QEMU. Seconds.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

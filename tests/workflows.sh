@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # ci/github's two templates, run on this machine as a runner runs them
 # (scripts/ghjob.py: every run: step of a job, in order, with the runner's
 # env files), in a clone of HEAD as the workspace: classroom.yml on a

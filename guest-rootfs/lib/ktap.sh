@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # KTAP helpers for the lab checks (sourced by /labs/NN-*/check). The output
 # is KTAP version 1 (Documentation/dev-tools/ktap.rst); /init indents it as

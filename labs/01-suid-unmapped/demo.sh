@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 01 is about, shown in the guest (used for the book's captures).
 cp /usr/local/bin/showids /tmp/suid-root
 chmod 4755 /tmp/suid-root

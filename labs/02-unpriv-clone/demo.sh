@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 02 is about, shown in the guest (used for the book's captures).
 echo '$ runas 1000 userns-clone                  # an ordinary user'
 runas 1000 userns-clone

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 03 is about, shown in the guest (used for the book's captures).
 # Files owned by host ids 100001 and 100002: 1 and 2 in a namespace whose
 # map is "0 100000 1000".

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 04 is about, shown in the guest (used for the book's captures).
 echo '$ runas 1000 selfmap          # uid_map, setgroups=deny, gid_map, as a container tool does'
 runas 1000 selfmap

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 06 is about, shown in the guest (used for the book's captures).
 echo '$ runas 1000 unshare-others uts              # no user namespace'
 runas 1000 unshare-others uts

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 07 is about, shown in the guest (used for the book's captures).
 # uid 1000 makes a user namespace; in it a maker unshares UTS and network
 # namespaces, and its sibling, root of the same user namespace, joins them.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 08 is about, shown in the guest (used for the book's captures).
 # uid 1000 makes a child in a new user namespace, opens its
 # /proc/PID/ns/user and enters it with setns().

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 09 is about, shown in the guest (used for the book's captures).
 # uid 1000 moves itself into a new user namespace with unshare().
 echo '$ runas 1000 userns-unshare        # unshare(CLONE_NEWUSER), then a map'

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 13 is about, shown in the guest (used for the book's captures).
 echo '$ nsino uts                    # as root'
 nsino uts

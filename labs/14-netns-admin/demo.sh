@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 14 is about, shown in the guest (used for the book's captures).
 # uid 1000 makes a user namespace and a network namespace; its root then
 # administers the new network namespace, and tries the same on the host's.

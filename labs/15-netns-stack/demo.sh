@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 15 is about, shown in the guest (used for the book's captures).
 # root makes a container's namespaces (a user namespace with 1000 ids, a
 # network namespace, a PID namespace); the container's root then uses the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 16 is about, shown in the guest (used for the book's captures).
 # Root makes a shared tmpfs and a directory to chroot into, as the check does;
 # uid 1000 then mounts, unmounts, uses setns and chroots in a user namespace.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 17 is about, shown in the guest (used for the book's captures).
 # uid 1000 makes four children, each root of a new user namespace with a new
 # mount namespace, and each tries to mount proc or sysfs.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # What lab 18 is about, shown in the guest (used for the book's captures):
 # uid 1000 starts a container and looks around inside it.
 r=/tmp/demo16
