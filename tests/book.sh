@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The book: it renders with warnings as errors, the HTML has what a reader
 # needs (one page per chapter, contents, numbered chapters, highlighted diffs,
 # links to the labs), every page has the sidebar and previous/next links,
@@ -10,7 +11,9 @@
 # after the subject, the EPUB has its figures, its cover and its own
 # stylesheet, and (when chromium is installed) the pages really draw: a
 # screenshot that is not blank, with the diff colours on it, the search box
-# finds the word in lunr.js, and no page is wider than 390 px.
+# finds the word in lunr.js, and no page is wider than 390 px. Before all
+# that, every function the book names exists in each base's kernel tree
+# (scripts/claims.py; skipped for a base whose tree is not here).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -21,6 +24,22 @@ trap 'rm -rf "$tmp"' EXIT
 # the book of make book (build/book), written where this test looks, for
 # whichever base is in use
 out=$top/build/book
+
+# --- the functions the book names, in each base's tree (claims.py) --------
+# Every `name()` of the book and of the labs' READMEs and hints is defined
+# at the tag distro of each base's kernel repository (or the text says which
+# base it speaks of); a machine with one base skips the other. The first
+# run greps both trees, the second reads its cache (build/claims/).
+for b in $(bash -c '. "$1/scripts/lib.sh"; echo "$BASES"' - "$top"); do
+	kdir=$(env -u KERNEL_DIR -u BUILD KERNEL="$b" bash -c '. "$1/scripts/lib.sh"; echo "$KERNEL_DIR"' - "$top")
+	if ! git -C "$kdir" rev-parse -q --verify 'distro^{commit}' >/dev/null 2>&1; then
+		t_ok "every function the book names exists on $b (skipped: no kernel tree)"
+	elif l=$(python3 "$top/scripts/claims.py" --base "$b" 2>&1); then
+		t_ok "every function the book names exists on $b ($(sed -n 's/^claims\.py: \([0-9]* names\) in .*; \([0-9]* fields\).* (\(.*\))$/\1, \2 in their functions, \3/p' <<<"$l"))"
+	else
+		t_fail "every function the book names exists on $b (scripts/claims.py --base $b)" "$l"
+	fi
+done
 
 # --- the real book, strict ----------------------------------------------
 start=$(date +%s%N)
