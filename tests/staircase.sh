@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # wt: set by runner_layout (mutants-lib.sh)
 # The staircase: every step of the course built and booted once, with every
 # lab's check (a lab-NN-start whose code is the step before it, comments
 # aside, is read from that step's boot), and each lab's mutants. At lab-00 (step 0), at lab-NN-start (step N-1) and lab-NN-done
@@ -26,19 +27,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$TOP/scripts/import-kernel.sh" || exit 1
 "$TOP/scripts/apply-steps.sh" || exit 1
 
+. "$here/mutants-lib.sh"
 T=$BUILD/test
-export OBJ_DIR=$T/obj GUEST_DIR=$T/guest LOG_DIR=$T/logs
-wt=$T/linux
-mkdir -p "$T" "$LOG_DIR"
-if [ ! -e "$wt/.git" ]; then
-	kgit worktree prune
-	kgit worktree add -q --detach "$wt" lab-00 || die "cannot make the test worktree $wt"
-fi
 main_kernel=$KERNEL_DIR
-export KERNEL_DIR=$wt
+runner_layout
 git -C "$wt" checkout -q -f --detach lab-00
-
-"$TOP/scripts/build-guest.sh" >/dev/null || die "the guest initramfs does not build"
 
 labs=""
 while read -r d; do labs="$labs $(lab_num "$d")"; done < <(lab_dirs)
@@ -57,8 +50,6 @@ row_step() { # TAG -> the step number it stands for
 
 bad=0 kbad="" retried=""
 kunit=$wt/tools/testing/kunit/kunit.py
-
-. "$here/mutants-lib.sh"
 cost_reset
 
 # Build every step, and the mutants at each lab-NN-start: each kernel boots
