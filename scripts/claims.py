@@ -47,8 +47,9 @@ A Linux older than the bases (3.8, or a year such as 2012) named in the
 text does not excuse a name of one base: say which base has it.
 "BASE has no `f()`" claims the opposite: f() must not exist on BASE.
 Without one base's tree, a name that the available base lacks passes when
-the text names the other base (unchecked), and the missing base's report
-says "skipped".
+the text names a base (unchecked: the same test as with both trees, where
+a name found on one base passes when the text names either), or quotes a
+patch of the missing base; the missing base's report says "skipped".
 
 Second layer: a sentence (a clause between semicolons counts as one) that
 names functions and, in code font, a field `a->b` or `a.b` claims that b is
@@ -580,7 +581,7 @@ def check(top, trees, use_cache=True, strict_fields=True):
         if on and (text or set(on) & set(patch)):
             stats["one_base"].add(n)
             continue
-        if not on and missing and set(missing) & set(text + patch):
+        if not on and missing and (text or set(missing) & set(patch)):
             stats["unchecked"].add(n)
             continue
         if on:
