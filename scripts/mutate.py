@@ -59,6 +59,7 @@ OPERATORS = [
                         "and the other *capable* forms"),
     ("removed-own-ns", 3, "a capability test the answer removes kept, asked in the caller's own user namespace"),
     ("subject-swap", 4, "the wrong subject: sender or opener alone, current's credentials for the opener's, "
+                        "current for the task passed, "
                         "real for fs credentials"),
     ("test-drop", 6, "a whole test the answer added or changed dropped, with the statement it guards"),
     ("cond-drop", 6, "one operand of an && / || chain the answer added or changed dropped"),
@@ -935,6 +936,8 @@ def op_line_drop(srcs):
             first = src.toks[st.first]
             if RESOURCE_RE.match(src.snippet(st.first, st.last + 1)):
                 continue  # a reference or a lock: nothing a check sees
+            if PRINT_RE.match(src.snippet(st.first, st.last + 1)):
+                continue  # a message: no check grades what is printed
             if on_error_path(src, st):
                 continue  # the undoing of a failure no check can cause
             if src.toks[st.first + 1].text == "=" and first.text in f.locals:
@@ -950,6 +953,7 @@ def op_line_drop(srcs):
                          first.start)
 
 
+PRINT_RE = re.compile(r"(?:say|printf|fprintf|puts|perror|fflush|pr_\w+|printk|ulab_print_ids)\s*\(")
 RESOURCE_RE = re.compile(r"(?:\w+_)?(?:get|put|free|lock|unlock|release|hold)(?:_\w+)?\s*\(")
 
 
@@ -1180,6 +1184,9 @@ def op_capable_swap(srcs):
 
 
 CRED_SUBJECTS = [("->f_cred", "current_cred()", "the caller's credentials, not the opener's")]
+# a task argument the answer passes: the caller's, current, instead
+TASK_VARS = ("task", "tsk", "target", "child", "tracee", "p")
+
 PTRACE_MODES = {"PTRACE_MODE_READ_FSCREDS": "PTRACE_MODE_READ_REALCREDS",
                 "PTRACE_MODE_READ_REALCREDS": "PTRACE_MODE_READ_FSCREDS",
                 "PTRACE_MODE_ATTACH_FSCREDS": "PTRACE_MODE_ATTACH_REALCREDS",
@@ -1205,6 +1212,11 @@ def op_subject_swap(srcs):
                 if t.text in PTRACE_MODES:
                     yield Mutant("subject-swap", src, [(t.start, t.end, PTRACE_MODES[t.text])],
                                  "%s -> %s in %s()" % (t.text, PTRACE_MODES[t.text], f.name), t.start)
+                if t.kind == "ident" and t.text in TASK_VARS and src.toks[k - 1].text in ("(", ",") and \
+                        src.toks[k + 1].text in (")", ",") and \
+                        re.search(r"struct\s+task_struct\s*\*\s*%s\b" % t.text, src.code):
+                    yield Mutant("subject-swap", src, [(t.start, t.end, "current")],
+                                 "%s -> current (the caller, not the task) in %s()" % (t.text, f.name), t.start)
                 if t.text == "f_cred" and src.toks[k - 1].text == "->" and \
                         src.toks[k + 1].text not in ("=",) and src.toks[k - 2].kind == "ident" and \
                         src.toks[k - 3].text not in ("->", "."):
@@ -1647,14 +1659,42 @@ def header(lab, m, answer_rel):
     return "\n".join(body) + "\n"
 
 
-def generate(args):
+def userspace_source(args):
+    """A user-space lab's (--start-file): its answer is a program, the
+    reference (ARGS.answer), and its start the lab's skeleton of it; the
+    changes between the two are the answer's, as a kernel patch's are."""
+    with open(args.start_file) as fh:
+        start_text = fh.read()
     with open(args.answer) as fh:
         answer_text = fh.read()
-    files = parse_patch(answer_text)
+    diff = unified_diff(args.path, "100644", start_text, answer_text)
+    (fp,) = parse_patch("From: mutate.py\nSubject: the answer\n\n---\n" + diff)
+    return Source(args.path, "100644", start_text, fp.hunks)
+
+
+def generate(args):
     lab = args.lab or os.path.basename(args.answer)[:2]
     answer_rel = os.path.relpath(os.path.abspath(args.answer), args.top) \
         if os.path.abspath(args.answer).startswith(os.path.abspath(args.top) + os.sep) else args.answer
-    srcs = []
+    onto_answer = bool(args.start_file)
+    if onto_answer:
+        if not args.path:
+            sys.stderr.write("error: --start-file needs --path (the program's path in the course)\n")
+            return 2
+        try:
+            srcs = [userspace_source(args)]
+        except ValueError as e:
+            sys.stderr.write("error: %s\n" % e)
+            return 2
+        args.start = os.path.relpath(os.path.abspath(args.start_file), args.top)
+        files = []
+    else:
+        if not (args.tree and args.start):
+            sys.stderr.write("error: a kernel answer needs --tree and --start\n")
+            return 2
+        with open(args.answer) as fh:
+            files = parse_patch(fh.read())
+        srcs = []
     for fp in files:
         r = git(["-C", args.tree, "show", "%s:%s" % (args.start, fp.path)], check=False)
         if r.returncode:
@@ -1729,12 +1769,15 @@ def generate(args):
         mine = [m for m in by_op[o] if m in chosen]
         for k, m in enumerate(mine, 1):
             m.name = "%s-gen-%s-%d" % (lab, o, k)
-            diff = "".join(unified_diff(s.path, s.mode, s.start, m.texts[s.path])
-                           for s in srcs if m.texts[s.path] != s.start)
+            # a kernel mutant applies onto lab-NN-start; a program's onto
+            # the reference program, as a submission's file replaces it
+            base = {s.path: s.text if onto_answer else s.start for s in srcs}
+            diff = "".join(unified_diff(s.path, s.mode, base[s.path], m.texts[s.path])
+                           for s in srcs if m.texts[s.path] != base[s.path])
             with open(os.path.join(args.out, m.name + ".patch"), "w") as fh:
                 fh.write(header(lab, m, answer_rel) + diff)
             written.append(m)
-    bad = check_apply(srcs, [os.path.join(args.out, m.name + ".patch") for m in written])
+    bad = check_apply(srcs, [os.path.join(args.out, m.name + ".patch") for m in written], onto_answer)
     with open(os.path.join(args.out, "generated.txt"), "w") as fh:
         fh.write("# mutate.py generate: lab %s, %s onto %s (%d written)\n"
                  % (lab, answer_rel, args.start, len(written)))
@@ -1755,9 +1798,9 @@ def generate(args):
     return 1 if bad else 0
 
 
-def check_apply(srcs, patches):
-    """git apply --check of each patch onto a copy of the start's files:
-    [(patch, error)] for those that do not apply."""
+def check_apply(srcs, patches, onto_answer=False):
+    """git apply --check of each patch onto a copy of the start's files (the
+    answer's, ONTO_ANSWER): [(patch, error)] for those that do not apply."""
     bad = []
     d = tempfile.mkdtemp(prefix="mutate-")
     try:
@@ -1766,7 +1809,7 @@ def check_apply(srcs, patches):
             p = os.path.join(d, s.path)
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w") as fh:
-                fh.write(s.start)
+                fh.write(s.text if onto_answer else s.start)
         for patch in patches:
             r = git(["apply", "--check", os.path.abspath(patch)], cwd=d, check=False)
             if r.returncode:
@@ -1879,14 +1922,35 @@ def report(args):
     return 0
 
 
+def userspace_program(labdir):
+    """A user-space lab's program (lab.conf USERSPACE), or None"""
+    conf = os.path.join(labdir, "lab.conf")
+    if os.path.exists(conf):
+        with open(conf) as fh:
+            m = re.search(r'^USERSPACE="?([^"\s]+)"?\s*$', fh.read(), re.M)
+            if m:
+                return m.group(1)
+    return None
+
+
 def lab_answers(top, base):
-    """{NN: (answer patch, check)} of the kernel labs of BASE."""
+    """{NN: (answer, check)} of the labs of BASE: a kernel lab's answer is
+    its patch for BASE, a user-space lab's the reference program (the same
+    on every base)."""
     sol = os.path.join(top, "solutions", "" if base == "6.1" else base)
     out = {}
     for d in sorted(glob.glob(os.path.join(top, "labs", "[0-9][0-9]-*"))):
         n = os.path.basename(d)[:2]
+        if not os.path.isfile(os.path.join(d, "check")):
+            continue
+        prog = userspace_program(d)
+        if prog:
+            ref = os.path.join(top, "solutions", os.path.basename(d), os.path.basename(prog))
+            if os.path.isfile(ref):
+                out[n] = (ref, os.path.join(d, "check"))
+            continue
         p = sorted(glob.glob(os.path.join(sol, "%s-*.patch" % n)))
-        if p and os.path.isfile(os.path.join(d, "check")):
+        if p:
             out[n] = (p[0], os.path.join(d, "check"))
     return out
 
@@ -1933,9 +1997,12 @@ def main(argv):
     ap = argparse.ArgumentParser(prog="mutate.py", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("generate", help="one patch per generated mutant")
-    g.add_argument("--answer", required=True)
-    g.add_argument("--tree", required=True, help="the kernel git repository")
-    g.add_argument("--start", required=True, help="the tag the answer applies onto (lab-NN-start)")
+    g.add_argument("--answer", required=True, help="the answer: a kernel patch, or a program (--start-file)")
+    g.add_argument("--tree", help="the kernel git repository")
+    g.add_argument("--start", help="the tag the answer applies onto (lab-NN-start)")
+    g.add_argument("--start-file", help="a user-space lab: the skeleton the program --answer completes")
+    g.add_argument("--path", help="with --start-file: the program's path in the course (labs/NN-x/FILE), "
+                   "which the patches name")
     g.add_argument("--out", required=True)
     g.add_argument("--lab")
     g.add_argument("--max", type=int, default=DEFAULT_MAX, help="at most this many a lab (%d)" % DEFAULT_MAX)

@@ -5,7 +5,9 @@
 #
 #   scripts/mutate.sh NN...
 #
-# generates lab NN's (scripts/mutate.py generate) into build/mutate/NN/,
+# generates lab NN's (scripts/mutate.py generate) into build/mutate/NN/
+# (a user-space lab's from its reference program and the skeleton the
+# student starts from; each mutant a patch of the reference program),
 # builds and boots each one with lab NN's check, on two lanes, with the
 # runner of tests/mutants-lib.sh, and writes tests/mutate/NN.report: for
 # each mutant killed (by which points), SURVIVED, BAD (does not build), or
@@ -42,20 +44,29 @@ for a in "$@"; do
 done
 [ "${#labs[@]}" -gt 0 ] || die "usage: scripts/mutate.sh [--generate-only] NN... (--help says more)"
 
-# the labs, as NN, and their answers; a user-space lab has no kernel answer
-want=() answers=()
+# the labs, as NN, and their answers: a kernel lab's is a patch of its
+# base; a user-space lab's (lab.conf USERSPACE, one program) is the
+# reference program in solutions/NN-*/, and its start the lab's skeleton
+want=() answers=() programs=()
 for a in "${labs[@]}"; do
 	case $a in *[!0-9]* | "") die "'$a' is not a lab number" ;; esac
 	n=$(printf '%02d' "$((10#$a))")
 	lab_dir "$n" >/dev/null || die "there is no lab $n"
-	if [ -n "$(lab_conf "$n" USERSPACE)" ]; then
-		warn "lab $n is a user-space lab: no kernel answer to mutate, skipped"
+	us=$(lab_conf "$n" USERSPACE)
+	if [ -n "$us" ]; then
+		[ "$(echo "$us" | wc -w)" = 1 ] || die "lab $n: USERSPACE names more than one file"
+		ref=$TOP/solutions/$(basename "$(lab_dir "$n")")/${us##*/}
+		[ -f "$ref" ] || die "lab $n has no reference program ${ref#"$TOP"/}"
+		want+=("$n")
+		answers+=("$ref")
+		programs+=("$us")
 		continue
 	fi
 	set -- "$SOLUTIONS_DIR/$n"-*.patch
 	[ -f "$1" ] || die "lab $n has no answer in ${SOLUTIONS_DIR#"$TOP"/}"
 	want+=("$n")
 	answers+=("$1")
+	programs+=("")
 done
 [ "${#want[@]}" -gt 0 ] || exit 0
 
@@ -67,8 +78,13 @@ gen_dir() { echo "$BUILD/mutate/$1"; }
 for i in "${!want[@]}"; do
 	n=${want[$i]}
 	info "lab $n: generating mutants from ${answers[$i]#"$TOP"/}"
-	python3 "$TOP/scripts/mutate.py" generate --answer "${answers[$i]}" --tree "$KERNEL_DIR" \
-		--start "lab-$n-start" --out "$(gen_dir "$n")" ${MUTATE_MAX:+--max "$MUTATE_MAX"} ||
+	if [ -n "${programs[$i]}" ]; then
+		from=(--start-file "$TOP/${programs[$i]}" --path "${programs[$i]}")
+	else
+		from=(--tree "$KERNEL_DIR" --start "lab-$n-start")
+	fi
+	python3 "$TOP/scripts/mutate.py" generate --lab "$n" --answer "${answers[$i]}" "${from[@]}" \
+		--out "$(gen_dir "$n")" ${MUTATE_MAX:+--max "$MUTATE_MAX"} ||
 		die "lab $n: mutate.py generate failed"
 done
 [ "$gen_only" = 0 ] || exit 0

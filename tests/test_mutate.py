@@ -5,6 +5,7 @@ Each operator on a small C function, then generate, report and stale end to
 end on a tiny git repository made in a temporary folder. No kernel."""
 import contextlib
 import difflib
+import glob
 import io
 import os
 import random
@@ -235,6 +236,19 @@ class OperatorTest(unittest.TestCase):
         self.assertIn("!file_ns_capable(NETLINK_CB(skb).sk->sk_socket->file, sock_net(skb->sk)->user_ns, C)",
                       texts[1])
         self.assertIn("*cred = current_cred();", texts[2])
+
+    def test_subject_swap_task_to_current(self):
+        header = "static long f(struct task_struct *task, unsigned int cmd)"
+        start = fn("\tstruct ns *ns = NULL;\n\n\treturn ns != NULL;\n", header)
+        answer = fn("\tstruct ns *ns = NULL;\n\n\tns = active_ns(task);\n\tif (ns)\n\t\tget_ns(ns, cmd);\n"
+                    "\treturn ns != NULL;\n", header)
+        texts, ms = mutants("subject-swap", start, answer)
+        self.assertEqual([m.what for m in ms], ["task -> current (the caller, not the task) in f()"])
+        self.assertIn("ns = active_ns(current);", texts[0])
+        # a task variable the answer does not pass, or no task at all: nothing
+        texts, ms = mutants("subject-swap", fn("\treturn 0;\n", header),
+                            fn("\tif (cmd)\n\t\treturn 1;\n\treturn 0;\n", header))
+        self.assertEqual(ms, [])
 
     def test_userns_replace(self):
         header = "static int f(struct net *net, struct user_namespace *ns, struct task_struct *t)"
@@ -515,6 +529,64 @@ class EndToEndTest(unittest.TestCase):
         rc, out = run(["stale", "--top", self.top])
         self.assertEqual(rc, 1)
         self.assertIn("lab 01 has no kernel answer on 6.12", out)
+
+
+class UserSpaceTest(unittest.TestCase):
+    """A user-space lab: mutants of the reference program, each a patch of
+    that program (a submission replaces it), made from the changes between
+    the lab's skeleton and the reference; stale knows its report."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="test-mutate-us-")
+        self.top = os.path.join(self.d, "top")
+        for p in ("labs/18-box", "solutions/18-box", "tests/mutate"):
+            os.makedirs(os.path.join(self.top, p))
+        self.skel = os.path.join(self.top, "labs/18-box/box.c")
+        self.ref = os.path.join(self.top, "solutions/18-box/box.c")
+        with open(self.skel, "w") as f:
+            f.write(fn("\t/* TODO 18.1 */\n\treturn 0;\n", "static int f(int flags)"))
+        with open(self.ref, "w") as f:
+            f.write(fn("\tif (unshare(flags | CLONE_NEWNS | CLONE_NEWUTS))\n\t\treturn -1;\n"
+                       "\tsay(\"unshare: ok\");\n\tif (sethostname(\"box\", 3))\n\t\treturn -1;\n\treturn 0;\n",
+                       "static int f(int flags)"))
+        with open(os.path.join(self.top, "labs/18-box/lab.conf"), "w") as f:
+            f.write('USERSPACE="labs/18-box/box.c"\n')
+        with open(os.path.join(self.top, "labs/18-box/check"), "w") as f:
+            f.write("#!/bin/sh\n")
+        self.out = os.path.join(self.d, "gen")
+
+    def tearDown(self):
+        shutil.rmtree(self.d, ignore_errors=True)
+
+    def test_patches_of_the_reference_program(self):
+        rc, out = run(["generate", "--lab", "18", "--answer", self.ref, "--start-file", self.skel,
+                       "--path", "labs/18-box/box.c", "--out", self.out, "--top", self.top])
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(self.out, "generated.txt")) as f:
+            made = f.read()
+        self.assertIn("flag-drop", made)
+        self.assertNotIn("drop say(", made.split("\n-")[0])  # what is printed is not graded
+        with open(self.ref) as f:
+            ref = f.read()
+        patches = sorted(glob.glob(os.path.join(self.out, "18-gen-*.patch")))
+        self.assertTrue(patches)
+        work = os.path.join(self.d, "work")
+        os.makedirs(os.path.join(work, "labs/18-box"))
+        git(work, "init", "-q")
+        for p in patches:
+            shutil.copy(self.ref, os.path.join(work, "labs/18-box/box.c"))
+            r = subprocess.run(["git", "apply", p], cwd=work, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, "%s: %s" % (p, r.stderr))
+            with open(os.path.join(work, "labs/18-box/box.c")) as f:
+                self.assertNotEqual(f.read(), ref)
+        # --start-file without --path, and a kernel answer without a tree
+        self.assertEqual(run(["generate", "--answer", self.ref, "--start-file", self.skel,
+                              "--out", self.out])[0], 2)
+        self.assertEqual(run(["generate", "--answer", self.ref, "--out", self.out])[0], 2)
+
+    def test_stale_knows_the_program(self):
+        rc, out = run(["stale", "--top", self.top])
+        self.assertIn("lab 18 has an answer and no report yet", out)
 
 
 if __name__ == "__main__":
