@@ -8,6 +8,9 @@
  *			a sibling's, a child's through its pidfd, and (Linux
  *			6.11 and later) the file its pidfd's ioctl opens
  *	pidns -l	the PID namespace links in /proc/self/ns
+ *	pidns -i	after unshare(CLONE_NEWPID): the two links, and (Linux
+ *			6.11 and later) which files a pidfd's two PID
+ *			namespace ioctls open
  *	pidns -c	a child cloned with CLONE_NEWPID (which 3.7 had)
  *
  * Unsharing a PID namespace does not move the caller: its pid, and the
@@ -19,12 +22,38 @@
  */
 #include "../lib/ulab.h"
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 /* <linux/pidfd.h> of Linux 6.11; the guest's headers may be older */
 #ifndef PIDFD_GET_PID_NAMESPACE
 #define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5)
 #endif
+#ifndef PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE
+#define PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE _IO(0xFF, 6)
+#endif
+
+/* Do the namespace files FD and PATH name the same namespace? -1: error */
+static int same_ns(int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) || stat(path, &b))
+		return -1;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Say which namespace file FD is: PATH's (the right one) or another. */
+static void say_same(const char *what, int fd, const char *path)
+{
+	int same = same_ns(fd, path);
+
+	if (same < 0)
+		ulab_fail(what);
+	else
+		printf("%s: %s\n", what, same ? path : "another namespace");
+	fflush(stdout);
+}
 
 /* A child that waits on GATE, then says its pid and exits with CODE. */
 static pid_t child_saying(const char *who, int gate)
@@ -48,6 +77,19 @@ static int do_unshare(void)
 	pid_t self = getpid(), init, second;
 	int gate[2], ready[2];
 	char go;
+
+	/* a flag unshare() has never taken is refused, with or without ours */
+	fflush(stdout);
+	init = fork();
+	if (init == 0) {
+		if (unshare(CLONE_NEWPID | CLONE_PARENT) < 0)
+			ulab_fail("unshare(CLONE_NEWPID | CLONE_PARENT)");
+		else
+			printf("unshare(CLONE_NEWPID | CLONE_PARENT): ok\n");
+		fflush(stdout);
+		_exit(0);
+	}
+	ulab_wait(init);
 
 	printf("pid before unshare: %d\n", (int)self);
 	if (unshare(CLONE_NEWPID) < 0) {
@@ -175,6 +217,15 @@ static int do_setns(void)
 		pidfd = syscall(SYS_pidfd_open, a_pid, 0);
 		if (pidfd < 0)
 			ulab_die("pidfd_open");
+		/* no type, or a flag that is no namespace's: refused */
+		if (setns(pidfd, 0) < 0)
+			ulab_fail("setns(pidfd, 0)");
+		else
+			printf("setns(pidfd, 0): ok\n");
+		if (setns(pidfd, CLONE_NEWPID | CLONE_VM) < 0)
+			ulab_fail("setns(pidfd, CLONE_NEWPID | CLONE_VM)");
+		else
+			printf("setns(pidfd, CLONE_NEWPID | CLONE_VM): ok\n");
 		if (setns(pidfd, CLONE_NEWPID) < 0)
 			ulab_fail("setns(pidfd, CLONE_NEWPID)");
 		else
@@ -188,6 +239,7 @@ static int do_setns(void)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		char path[64];
 		int nsfd;
 
 		close(gate[1]);
@@ -195,10 +247,13 @@ static int do_setns(void)
 		if (pidfd < 0)
 			ulab_die("pidfd_open");
 		nsfd = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
-		if (nsfd < 0)
+		if (nsfd < 0) {
 			ulab_fail("ioctl(pidfd, PIDFD_GET_PID_NAMESPACE)");
-		else
-			try_setns(nsfd, "the PID namespace from PIDFD_GET_PID_NAMESPACE");
+			_exit(0);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)a_pid);
+		say_same("a child's PIDFD_GET_PID_NAMESPACE", nsfd, path);
+		try_setns(nsfd, "the PID namespace from PIDFD_GET_PID_NAMESPACE");
 		_exit(0);
 	}
 	ulab_wait(pid);
@@ -250,6 +305,59 @@ static int do_links(void)
 	return 0;
 }
 
+/*
+ * After unshare(CLONE_NEWPID) the caller has two PID namespaces: its own
+ * (the pid link) and its children's (pid_for_children, which resolves
+ * once the new namespace has its init). A pidfd's two ioctls open them.
+ */
+static int do_ioctls(void)
+{
+	int gate[2], pidfd, fd, pid_fd, same;
+	pid_t init;
+	char go;
+
+	if (unshare(CLONE_NEWPID) < 0)
+		ulab_die("unshare(CLONE_NEWPID)");
+	if (pipe(gate))
+		ulab_die("pipe");
+	fflush(stdout);
+	init = fork();
+	if (init < 0)
+		ulab_die("fork");
+	if (init == 0) {
+		close(gate[1]);
+		_exit(read(gate[0], &go, 1) == 0 ? 0 : 3);
+	}
+	close(gate[0]);
+
+	pid_fd = open("/proc/self/ns/pid", O_RDONLY);
+	same = pid_fd < 0 ? -1 :
+		same_ns(pid_fd, "/proc/self/ns/pid_for_children");
+	if (same < 0)
+		ulab_fail("the pid and pid_for_children links");
+	else
+		printf("after unshare, pid_for_children: %s\n",
+		       same ? "the caller's own namespace" : "a new namespace");
+
+	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		ulab_die("pidfd_open");
+	fd = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+	if (fd < 0)
+		ulab_fail("ioctl(pidfd, PIDFD_GET_PID_NAMESPACE)");
+	else
+		say_same("PIDFD_GET_PID_NAMESPACE", fd, "/proc/self/ns/pid");
+	fd = ioctl(pidfd, PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE, 0);
+	if (fd < 0)
+		ulab_fail("ioctl(pidfd, PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE)");
+	else
+		say_same("PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE", fd,
+			 "/proc/self/ns/pid_for_children");
+	close(gate[1]);
+	ulab_wait(init);
+	return 0;
+}
+
 static int say_pid(void *unused)
 {
 	printf("pid of a child cloned into a new PID namespace: %d\n",
@@ -283,6 +391,8 @@ int main(int argc, char **argv)
 		return do_links();
 	if (argc == 2 && !strcmp(argv[1], "-c"))
 		return do_clone();
-	fprintf(stderr, "usage: %s [-s | -l | -c]\n", argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "-i"))
+		return do_ioctls();
+	fprintf(stderr, "usage: %s [-s | -l | -i | -c]\n", argv[0]);
 	return 2;
 }

@@ -5,6 +5,8 @@
  *
  *	userns-unshare [-t] [-F]
  *	userns-unshare -c
+ *	userns-unshare -u
+ *	userns-unshare -T
  *
  * The program compares /proc/self/ns/user before and after the call, reads
  * its own uid_map (empty until someone writes it), writes "0 EUID 1" there
@@ -17,6 +19,13 @@
  *      directory: it stays "/" only if the unshare gave us our own
  *      fs_struct (CLONE_FS is implied, CVE-2013-1858).
  * -c   try clone(CLONE_NEWUSER | CLONE_FS) instead, which is refused.
+ * -u   unshare a user, a UTS and a mount namespace in one call: the new
+ *      ones are owned by the new user namespace, where the caller holds
+ *      every capability, so no privilege outside is asked for. First
+ *      it tries CLONE_NEWUSER with CLONE_PARENT, a flag unshare() has
+ *      never taken (refused with EINVAL).
+ * -T   (as root) start a second thread, then unshare(CLONE_NEWUTS): only a
+ *      new user namespace implies CLONE_THREAD; other namespaces do not.
  */
 #include "../lib/ulab.h"
 #include <pthread.h>
@@ -103,6 +112,34 @@ static int try_clone_fs(void)
 	return 0;
 }
 
+static int unshare_together(void)
+{
+	if (unshare(CLONE_NEWUSER | CLONE_PARENT) < 0)
+		ulab_fail("unshare(CLONE_NEWUSER | CLONE_PARENT)");
+	else
+		printf("unshare(CLONE_NEWUSER | CLONE_PARENT): ok\n");
+	if (unshare(CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWNS) < 0)
+		ulab_fail("unshare(CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWNS)");
+	else
+		printf("unshare(CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWNS): ok\n");
+	fflush(stdout);
+	return 0;
+}
+
+static int threaded_newuts(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, thread_fn, NULL))
+		ulab_die("pthread_create");
+	if (unshare(CLONE_NEWUTS) < 0)
+		ulab_fail("threads: 2, unshare(CLONE_NEWUTS)");
+	else
+		printf("threads: 2, unshare(CLONE_NEWUTS): ok\n");
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ulab_child sharer = { .fn = report_cwd };
@@ -113,7 +150,7 @@ int main(int argc, char **argv)
 	int fd_before, fd_after;
 	char map[64];
 
-	while ((opt = getopt(argc, argv, "tFc")) != -1) {
+	while ((opt = getopt(argc, argv, "tFcuT")) != -1) {
 		switch (opt) {
 		case 't':
 			threaded = 1;
@@ -123,8 +160,12 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			return try_clone_fs();
+		case 'u':
+			return unshare_together();
+		case 'T':
+			return threaded_newuts();
 		default:
-			fprintf(stderr, "usage: %s [-t] [-F] | -c\n", argv[0]);
+			fprintf(stderr, "usage: %s [-t] [-F] | -c | -u | -T\n", argv[0]);
 			return 2;
 		}
 	}

@@ -6,8 +6,9 @@
  *	nslink-peek PATH...
  *	nslink-peek -s [-u UID[:GID]]
  *
- * With PATHs, each one is read with readlink() and opened with open(), as
- * the caller, and the answers are printed.
+ * With PATHs, each one is read with readlink() and opened with open(), and
+ * with open(O_PATH) (which follows the link but asks no permission of the
+ * file it finds), as the caller, and the answers are printed.
  *
  * With -s (run as root), a scenario: a root-owned target process is
  * started; UID (default 1000:1000) peeks at the target's ipc link, which
@@ -15,10 +16,17 @@
  * UID peeks at them again; UID peeks at its own links. Then UID peeks at
  * another process of its own uid, and at a non-dumpable one whose net link
  * root has just looked up; last, UID makes a user namespace, maps itself
- * to root there and peeks at the root-owned target's uts link again.
+ * to root there and peeks at the root-owned target's uts link again. A
+ * process whose real uid is UID but whose filesystem uid is UID + 1000
+ * peeks at the process of UID (access to a file is judged by the
+ * filesystem ids), and root without CAP_SYS_PTRACE lists that process's ns
+ * folder (listing it asks no ptrace access; following a link does).
  */
 #include "../lib/ulab.h"
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 
 static uid_t as_uid = 1000;
 static gid_t as_gid = 1000;
@@ -45,7 +53,88 @@ static void peek(const char *who, const char *path)
 		printf("%sopen %s: ok\n", who, path);
 		close(fd);
 	}
+	fd = open(path, O_PATH);
+	if (fd < 0) {
+		printf("%sopen O_PATH %s: %s (%s)\n", who, path,
+		       ulab_errname(errno), strerror(errno));
+	} else {
+		printf("%sopen O_PATH %s: ok\n", who, path);
+		close(fd);
+	}
 	fflush(stdout);
+}
+
+/*
+ * List the folder PATH as root without CAP_SYS_PTRACE, in a child process:
+ * a reader the folder's mode lets in (CAP_DAC_READ_SEARCH) who may not
+ * ptrace its process.
+ */
+static void list_without_ptrace(const char *what, const char *path)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+	struct dirent *e;
+	pid_t pid;
+	DIR *dir;
+	int n = 0;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ulab_die("fork");
+	if (pid == 0) {
+		if (syscall(SYS_capget, &h, c))
+			ulab_die("capget");
+		c[0].effective &= ~(1U << CAP_SYS_PTRACE);
+		if (syscall(SYS_capset, &h, c))
+			ulab_die("capset");
+		dir = opendir(path);
+		errno = dir ? 0 : errno;
+		while (dir && (e = readdir(dir)))
+			n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		if (errno)
+			printf("as root without CAP_SYS_PTRACE, list %s: %s (%s)\n",
+			       what, ulab_errname(errno), strerror(errno));
+		else
+			printf("as root without CAP_SYS_PTRACE, list %s: %s\n",
+			       what, n ? "entries" : "empty");
+		if (dir)
+			closedir(dir);
+		fflush(stdout);
+		_exit(0);
+	}
+	ulab_wait(pid);
+}
+
+/*
+ * Peek at P from a process whose real ids are as_uid and as_gid and whose
+ * effective (and so filesystem) uid is as_uid + 1000: no capabilities.
+ */
+static void peek_with_other_fsuid(const char *when, const char *p)
+{
+	uid_t fsuid = as_uid + 1000;
+	char who[96];
+	pid_t pid;
+
+	snprintf(who, sizeof(who), "as ruid %u, fsuid %u, %s: ",
+		 (unsigned int)as_uid, (unsigned int)fsuid, when);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ulab_die("fork");
+	if (pid == 0) {
+		if ((setgroups(0, NULL) && errno != EPERM) ||
+		    setresgid(as_gid, as_gid, as_gid) ||
+		    setresuid(as_uid, fsuid, fsuid)) {
+			ulab_fail("setresuid");
+			_exit(2);
+		}
+		peek(who, p);
+		_exit(0);
+	}
+	ulab_wait(pid);
 }
 
 /* Peek at P1 and, if not NULL, P2 as as_uid, in a child process. */
@@ -136,7 +225,7 @@ static void peek_as_userns_root(const char *p)
 
 static int scenario(void)
 {
-	char ipc[64], net[64], uts[64], mine[64], nodump[64];
+	char ipc[64], net[64], uts[64], mine[64], nodump[64], dir[64];
 	pid_t root_t, mine_t, nodump_t;
 	int gate[2];
 
@@ -156,6 +245,7 @@ static int scenario(void)
 	snprintf(uts, sizeof(uts), "/proc/%d/ns/uts", (int)root_t);
 	snprintf(mine, sizeof(mine), "/proc/%d/ns/net", (int)mine_t);
 	snprintf(nodump, sizeof(nodump), "/proc/%d/ns/net", (int)nodump_t);
+	snprintf(dir, sizeof(dir), "/proc/%d/ns", (int)mine_t);
 
 	peek_as_user("before root looked", ipc, NULL);
 	peek("as root: ", net);
@@ -163,6 +253,8 @@ static int scenario(void)
 	peek_as_user("after root looked", net, uts);
 	peek_as_user("own links", "/proc/self/ns/uts", "/proc/self/ns/net");
 	peek_as_user("same-uid process", mine, NULL);
+	peek_with_other_fsuid("same-uid process", mine);
+	list_without_ptrace("the ns folder of uid 1000's process", dir);
 	peek("as root: ", nodump);
 	peek_as_user("non-dumpable process, after root looked", nodump, NULL);
 	peek_as_userns_root(uts);

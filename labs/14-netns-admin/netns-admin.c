@@ -34,6 +34,7 @@
 #define VETH_A "l13a"
 #define VETH_B "l13b"
 #define TAP "l13t"
+#define RENAMED "l13r"
 
 /* "host netns: " when the child stays in the host's network namespace */
 static const char *where = "";
@@ -219,8 +220,11 @@ static int copy_ifname(char *dst, size_t size, const char *name)
 	return 0;
 }
 
-/* SIOCSIFFLAGS through an AF_UNIX socket: handled by dev_ioctl() */
-static int ioctl_link_up(const char *name)
+/*
+ * SIOCSIFFLAGS through a socket of FAMILY: an AF_UNIX socket's ioctl is
+ * handled by dev_ioctl(), an AF_INET socket's by devinet_ioctl() first
+ */
+static int ioctl_link_up_via(int family, const char *name)
 {
 	struct ifreq ifr = { 0 };
 	int fd, ret;
@@ -228,13 +232,39 @@ static int ioctl_link_up(const char *name)
 	ret = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), name);
 	if (ret)
 		return ret;
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
 		ret = -errno;
 	ifr.ifr_flags |= IFF_UP;
 	if (!ret && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int ioctl_link_up(const char *name)
+{
+	return ioctl_link_up_via(AF_UNIX, name);
+}
+
+/* SIOCSIFNAME (dev_ioctl()): rename the device OLD, which must be down */
+static int ioctl_rename(const char *old, const char *new)
+{
+	struct ifreq ifr = { 0 };
+	int fd, ret;
+
+	ret = copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), old);
+	if (!ret)
+		ret = copy_ifname(ifr.ifr_newname, sizeof(ifr.ifr_newname),
+				  new);
+	if (ret)
+		return ret;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCSIFNAME, &ifr) < 0)
 		ret = -errno;
 	close(fd);
 	return ret;
@@ -452,10 +482,16 @@ static int in_new_netns(void *unused)
 	       rtnl_add_addr("lo", "10.13.0.1", 24));
 	report("ioctl SIOCSIFFLAGS (dev_ioctl): set lo up",
 	       ioctl_link_up("lo"));
+	report("ioctl SIOCSIFFLAGS (devinet_ioctl): set lo up",
+	       ioctl_link_up_via(AF_INET, "lo"));
 	report("ioctl SIOCSIFADDR (devinet_ioctl): 10.13.1.1 on lo:13",
 	       ioctl_set_addr("lo:13", "10.13.1.1"));
 	report("rtnetlink: new veth pair " VETH_A "/" VETH_B,
 	       rtnl_new_veth(VETH_A, VETH_B));
+	report("ioctl SIOCSIFNAME (dev_ioctl): rename " VETH_B " to " RENAMED,
+	       ioctl_rename(VETH_B, RENAMED));
+	report("ioctl SIOCSIFNAME (dev_ioctl): rename " RENAMED " back",
+	       ioctl_rename(RENAMED, VETH_B));
 	tap = tun_new_tap(TAP);
 	report("tun: new tap " TAP " (TUNSETIFF)", tap < 0 ? tap : 0);
 	if (tap >= 0) {
@@ -510,8 +546,15 @@ static int in_host_netns(void *unused)
 	report("rtnetlink: set lo up", rtnl_link_up("lo"));
 	report("ioctl SIOCSIFFLAGS (dev_ioctl): set lo up",
 	       ioctl_link_up("lo"));
+	report("ioctl SIOCSIFFLAGS (devinet_ioctl): set lo up",
+	       ioctl_link_up_via(AF_INET, "lo"));
+	/* lo is up: were it let through, the rename would be EBUSY */
+	report("ioctl SIOCSIFNAME (dev_ioctl): rename lo to " RENAMED,
+	       ioctl_rename("lo", RENAMED));
 	report("raw socket AF_INET", raw_socket(AF_INET));
+	report("raw socket AF_INET6", raw_socket(AF_INET6));
 	tcp_port(80, 0);
+	report("tcp bind [::]:80", bind_v6_port(80));
 	/* open only: never change the host's setting */
 	fd = open(IP_FORWARD, O_WRONLY);
 	if (fd < 0)

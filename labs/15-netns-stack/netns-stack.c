@@ -15,7 +15,13 @@
  * traffic; opens a packet socket; asks ip_tables and xfrm about its own
  * network namespace; adds and deletes a bridge, a vlan, a route and an IPv6
  * address with the old ioctls. It also tries SO_SNDBUFFORCE, which stays
- * with the host. Every step prints "ok" or the errno.
+ * with the host. Where either of two capabilities will do, it tries each
+ * alone; an xfrm socket is also opened with CAP_NET_ADMIN and used without
+ * it, and the other way round (both must be refused). With -U every step
+ * is tried on the host's namespaces, and every one must be refused (a vlan
+ * of the host's, l15h.15 on a tap l15h, is made and taken away by the
+ * caller, root of the host, for DEL_VLAN_CMD to find). Every step prints
+ * "ok" or the errno.
  */
 #include "../lib/ulab.h"
 #include <net/if.h>
@@ -24,6 +30,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <linux/if_ether.h>
 #include <linux/if_tun.h>
 #include <linux/if_vlan.h>
@@ -35,6 +43,8 @@
 #define BRIDGE "l15br"
 #define TAP "l15t"
 #define VLAN "l15t.15"
+#define HOST_TAP "l15h"
+#define HOST_VLAN "l15h.15"
 #define MAP "0 100000 1000"
 
 /* "host netns: " when the child stays in the host's namespaces */
@@ -54,6 +64,31 @@ static int ret_errno(int ret)
 {
 	return ret < 0 ? -errno : 0;
 }
+
+/* ---- capabilities ---- */
+
+/*
+ * Keep in the effective set only the permitted capabilities of MASK (bits
+ * 0-63, 1ULL << CAP_X; ~0ULL takes every permitted one back): the process
+ * stays root of its user namespace, with only those in hand.
+ */
+static void effective_only(unsigned long long mask)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, c))
+		ulab_die("capget");
+	c[0].effective = c[0].permitted & (unsigned int)mask;
+	c[1].effective = c[1].permitted & (unsigned int)(mask >> 32);
+	if (syscall(SYS_capset, &h, c))
+		ulab_die("capset");
+}
+
+#define CAPS_ALL (~0ULL)
+#define CAP(x) (1ULL << (x))
 
 /* ---- SCM_CREDENTIALS ---- */
 
@@ -135,6 +170,28 @@ static int sockopt(int family, int type, int level, int name, int val)
 	return ret;
 }
 
+/*
+ * The options for which CAP_NET_RAW or CAP_NET_ADMIN will do, with only
+ * the capabilities of MASK in hand, each line prefixed with WHO.
+ */
+static void either_cap_options(const char *who, unsigned long long mask)
+{
+	char what[96];
+
+	effective_only(mask);
+	snprintf(what, sizeof(what), "%sSO_PRIORITY 7", who);
+	report(what, sockopt(AF_INET, SOCK_DGRAM, SOL_SOCKET, SO_PRIORITY, 7));
+	snprintf(what, sizeof(what), "%sSO_MARK 15", who);
+	report(what, sockopt(AF_INET, SOCK_DGRAM, SOL_SOCKET, SO_MARK, 15));
+	snprintf(what, sizeof(what), "%sIP_TRANSPARENT", who);
+	report(what, sockopt(AF_INET, SOCK_DGRAM, IPPROTO_IP,
+			     IP_TRANSPARENT, 1));
+	snprintf(what, sizeof(what), "%sIPV6_TRANSPARENT", who);
+	report(what, sockopt(AF_INET6, SOCK_DGRAM, IPPROTO_IPV6,
+			     IPV6_TRANSPARENT, 1));
+	effective_only(CAPS_ALL);
+}
+
 static void socket_options(void)
 {
 	report("SO_PRIORITY 7",
@@ -182,8 +239,35 @@ static int iptables_info(void)
 	return ret;
 }
 
-/* Dump xfrm's security associations: none, here; the answer is the point. */
-static int xfrm_dump(void)
+/*
+ * Replace the filter table with one of no counters: refused as malformed
+ * (EINVAL) once the capability test has passed, and nothing is changed.
+ */
+static int iptables_replace_empty(void)
+{
+	struct ipt_replace r = { .name = "filter" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ret_errno(setsockopt(fd, IPPROTO_IP, IPT_SO_SET_REPLACE, &r,
+				   sizeof(r)));
+	close(fd);
+	return ret;
+}
+
+static int xfrm_socket(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_XFRM);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Dump xfrm's security associations on FD, then close it: none, here; the
+ * answer is the point.
+ */
+static int xfrm_dump_on(int fd)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -197,11 +281,10 @@ static int xfrm_dump(void)
 	};
 	char buf[8192];
 	struct nlmsghdr *nh;
-	int fd, n, ret = -EPROTO, states = 0;
+	int n, ret = -EPROTO, states = 0;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_XFRM);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (send(fd, &req, sizeof(req), 0) < 0) {
 		ret = -errno;
 		goto out;
@@ -225,6 +308,31 @@ static int xfrm_dump(void)
 out:
 	close(fd);
 	return ret;
+}
+
+static int xfrm_dump(void)
+{
+	return xfrm_dump_on(xfrm_socket());
+}
+
+/*
+ * rtnetlink's rule for xfrm too: the opener of the socket and the sender
+ * of the message must both have CAP_NET_ADMIN over the namespace's owner.
+ */
+static void xfrm_subjects(void)
+{
+	int fd;
+
+	effective_only(0);
+	fd = xfrm_socket();
+	effective_only(CAPS_ALL);
+	report("xfrm socket opened without CAP_NET_ADMIN, sent with it: dump",
+	       xfrm_dump_on(fd));
+	fd = xfrm_socket();
+	effective_only(0);
+	report("xfrm socket opened with CAP_NET_ADMIN, sent without it: dump",
+	       xfrm_dump_on(fd));
+	effective_only(CAPS_ALL);
 }
 
 static int xfrm_join_group(void)
@@ -360,6 +468,8 @@ static void families(void)
 {
 	report("packet socket", packet_socket());
 	report("ip_tables: IPT_SO_GET_INFO filter", iptables_info());
+	report("ip_tables: IPT_SO_SET_REPLACE filter, no counters",
+	       iptables_replace_empty());
 	report("xfrm: dump the security associations", xfrm_dump());
 	report("netlink: join xfrm's group XFRMNLGRP_SA", xfrm_join_group());
 	report("bridge: SIOCBRADDBR " BRIDGE, bridge(SIOCBRADDBR));
@@ -386,7 +496,10 @@ static int in_new_namespaces(void *unused)
 	report("ioctl SIOCSIFFLAGS: set lo up (lab 14)", link_up("lo"));
 	credentials();
 	socket_options();
+	either_cap_options("with CAP_NET_RAW only: ", CAP(CAP_NET_RAW));
+	either_cap_options("with CAP_NET_ADMIN only: ", CAP(CAP_NET_ADMIN));
 	families();
+	xfrm_subjects();
 	tap = tap_device();
 	report("tun: new tap " TAP " (lab 14)", tap < 0 ? tap : 0);
 	report("vlan: ADD_VLAN_CMD 15 on " TAP, vlan(ADD_VLAN_CMD, TAP));
@@ -400,25 +513,60 @@ static int in_new_namespaces(void *unused)
 	return 0;
 }
 
-/* Only a user namespace: the network and PID namespaces are the host's. */
+/*
+ * Only a user namespace: the network and PID namespaces are the host's,
+ * owned by the initial user namespace, where this root has nothing. Every
+ * step of the new namespaces' list is tried, and must be refused.
+ */
 static int in_host_namespaces(void *unused)
 {
 	become_root();
 	where = "host netns: ";
 	credentials();
-	report("SO_MARK 15",
-	       sockopt(AF_INET, SOCK_DGRAM, SOL_SOCKET, SO_MARK, 15));
-	report("TCP_REPAIR",
-	       sockopt(AF_INET, SOCK_STREAM, IPPROTO_TCP, TCP_REPAIR, 1));
+	socket_options();
 	families();
+	report("vlan: ADD_VLAN_CMD 15 on lo", vlan(ADD_VLAN_CMD, "lo"));
+	report("vlan: DEL_VLAN_CMD " HOST_VLAN, vlan(DEL_VLAN_CMD, HOST_VLAN));
 	report("route: SIOCADDRT 10.15.0.0/24 dev lo", route_add());
+	report("ipv6: SIOCSIFADDR fd15::1/64 on lo", addr6(SIOCSIFADDR));
+	report("ipv6: SIOCDIFADDR fd15::1/64 from lo", addr6(SIOCDIFADDR));
+	report("bridge: SIOCBRDELBR " BRIDGE, bridge(SIOCBRDELBR));
 	return 0;
+}
+
+/*
+ * For -U, as the host's root: a vlan of the host's for DEL_VLAN_CMD to
+ * find (ON 1), or gone again (ON 0, which also closes the tap, FD).
+ */
+static int host_vlan(int on, int fd)
+{
+	struct ifreq ifr = { 0 };
+
+	if (!on) {
+		vlan(DEL_VLAN_CMD, HOST_VLAN);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (copy_ifname(ifr.ifr_name, sizeof(ifr.ifr_name), HOST_TAP))
+		return -1;
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0 ||
+	    vlan(ADD_VLAN_CMD, HOST_TAP)) {
+		ulab_fail("the host's vlan " HOST_VLAN);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_new_namespaces };
-	int flags = CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID;
+	int flags = CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID, tap = -1, rc;
 	pid_t pid;
 
 	if (argc == 2 && !strcmp(argv[1], "-U")) {
@@ -430,6 +578,8 @@ int main(int argc, char **argv)
 	}
 
 	ulab_print_ids("outside");
+	if (!(flags & CLONE_NEWNET))
+		tap = host_vlan(1, -1);
 	pid = ulab_spawn(&child, flags);
 	if (pid < 0)
 		ulab_die(flags & CLONE_NEWNET ?
@@ -439,8 +589,12 @@ int main(int argc, char **argv)
 	    ulab_write_map(pid, "gid_map", MAP)) {
 		kill(pid, SIGKILL);
 		ulab_wait(pid);
-		return 2;
+		rc = 2;
+	} else {
+		ulab_release(&child);
+		rc = ulab_wait(pid);
 	}
-	ulab_release(&child);
-	return ulab_wait(pid);
+	if (!(flags & CLONE_NEWNET))
+		host_vlan(0, tap);
+	return rc;
 }

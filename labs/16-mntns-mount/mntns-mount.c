@@ -6,6 +6,12 @@
  *	mntns-mount DIR        new user namespace + new mount namespace
  *	mntns-mount -U DIR     new user namespace only (the host's mounts)
  *	mntns-mount -R DIR     run by root: a new mount namespace only
+ *	mntns-mount -u DIR     a user namespace, then (a second unshare())
+ *	                       a mount namespace: still a slave of the host's
+ *	mntns-mount -S         setns() into a container's mount namespace:
+ *	                       by its creator from outside its user namespace,
+ *	                       and with a pidfd into both; run by root, also
+ *	                       without CAP_SYS_CHROOT or without CAP_SYS_ADMIN
  *
  * Run it as an ordinary user (uid 1000), -R as root. DIR is prepared by
  * root:
@@ -19,6 +25,8 @@
 #include "../lib/ulab.h"
 #include <dirent.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 
 static const char *dir;
 static int c2p[2], p2c[2];	/* child -> parent, parent -> child */
@@ -247,6 +255,160 @@ static int privileged_unshare(void)
 	return 0;
 }
 
+/*
+ * -u: unshare(CLONE_NEWUSER), then, in a second call, unshare(CLONE_NEWNS):
+ * the mount namespace is copied from one the new user namespace does not
+ * own, so its shared mounts must become slaves all the same.
+ */
+static int separate_unshares(void)
+{
+	char sub[256], tags[256], c;
+	pid_t pid;
+
+	snprintf(sub, sizeof(sub), "%s/shared/sub", dir);
+	if (pipe(c2p) || pipe(p2c))
+		ulab_die("pipe");
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ulab_die("fork");
+	if (pid == 0) {
+		close(c2p[0]);
+		close(p2c[1]);
+		report("separate unshares: unshare(CLONE_NEWUSER)",
+		       unshare(CLONE_NEWUSER));
+		report("separate unshares: unshare(CLONE_NEWNS)",
+		       unshare(CLONE_NEWNS));
+		if (mount("lab16", sub, "tmpfs", 0, NULL) < 0) {
+			report("separate unshares: mount tmpfs on DIR/shared/sub", -1);
+			_exit(0);
+		}
+		report("separate unshares: mount tmpfs on DIR/shared/sub", 0);
+		/* the parent looks at the host's table while this is held */
+		if (write(c2p[1], "m", 1) != 1 || read(p2c[0], &c, 1) != 1)
+			_exit(3);
+		umount2(sub, MNT_DETACH);
+		_exit(0);
+	}
+	close(c2p[1]);
+	close(p2c[0]);
+	if (read(c2p[0], &c, 1) == 1) {
+		printf("separate unshares: host sees DIR/shared/sub mounted: %s\n",
+		       propagation(sub, tags, sizeof(tags)) ? "yes" : "no");
+		fflush(stdout);
+		if (write(p2c[1], "c", 1) != 1)
+			perror("sync");
+	}
+	return ulab_wait(pid);
+}
+
+/* a container's init for -S: it waits until GATE is closed */
+static int wait_gate(void *arg)
+{
+	int *gate = arg;
+	char c;
+
+	close(gate[1]);
+	return read(gate[0], &c, 1) == 0 ? 0 : 3;
+}
+
+/* Take the capability CAP (0-31) out of the effective set. */
+static void drop_effective(int cap)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		ulab_die("capget");
+	d[0].effective &= ~(1U << cap);
+	if (syscall(SYS_capset, &h, d))
+		ulab_die("capset");
+}
+
+/*
+ * In a child process: without the effective capability DROP (none when
+ * negative), from the folder /tmp, setns(FD, NSTYPE); report WHAT, and
+ * where the working folder is then (the new root: "/").
+ */
+static void setns_child(const char *what, int fd, int nstype, int drop)
+{
+	char cwd[256];
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ulab_die("fork");
+	if (pid == 0) {
+		if (drop >= 0)
+			drop_effective(drop);
+		if (chdir("/tmp"))
+			ulab_die("chdir /tmp");
+		if (setns(fd, nstype) < 0) {
+			report(what, -1);
+			_exit(0);
+		}
+		report(what, 0);
+		if (!getcwd(cwd, sizeof(cwd)))
+			printf("%s, then the working folder: %s\n", what,
+			       ulab_errname(errno));
+		else
+			printf("%s, then the working folder: %s\n", what, cwd);
+		fflush(stdout);
+		_exit(0);
+	}
+	ulab_wait(pid);
+}
+
+/*
+ * -S: a container (new user and mount namespaces, its creator's ids mapped
+ * to root) and the ways into its mount namespace
+ */
+static int setns_rules(void)
+{
+	struct ulab_child c = { .fn = wait_gate };
+	char path[64];
+	int gate[2], fd, pidfd;
+	pid_t pid;
+
+	if (pipe(gate))
+		ulab_die("pipe");
+	c.arg = gate;
+	pid = ulab_spawn(&c, CLONE_NEWUSER | CLONE_NEWNS);
+	if (pid < 0)
+		ulab_die("clone(CLONE_NEWUSER|CLONE_NEWNS)");
+	close(gate[0]);
+	if (ulab_map_self(pid)) {
+		kill(pid, SIGKILL);
+		ulab_wait(pid);
+		return 2;
+	}
+	ulab_release(&c);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	fd = open(path, O_RDONLY);
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0 || pidfd < 0)
+		ulab_die("open the container's namespaces");
+	if (getuid()) {
+		/* owner of the container's user namespace, no capability here */
+		setns_child("as its creator, from outside its user namespace: setns into its mount namespace",
+			    fd, CLONE_NEWNS, -1);
+		setns_child("as its creator: setns(pidfd, CLONE_NEWUSER | CLONE_NEWNS)",
+			    pidfd, CLONE_NEWUSER | CLONE_NEWNS, -1);
+	} else {
+		setns_child("as root: setns into its mount namespace",
+			    fd, CLONE_NEWNS, -1);
+		setns_child("as root without CAP_SYS_CHROOT: setns into its mount namespace",
+			    fd, CLONE_NEWNS, CAP_SYS_CHROOT);
+		setns_child("as root without CAP_SYS_ADMIN: setns into its mount namespace",
+			    fd, CLONE_NEWNS, CAP_SYS_ADMIN);
+	}
+	close(gate[1]);
+	return ulab_wait(pid);
+}
+
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_new_mntns };
@@ -262,10 +424,15 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[1], "-R")) {
 		dir = argv[2];
 		return privileged_unshare();
+	} else if (argc == 3 && !strcmp(argv[1], "-u")) {
+		dir = argv[2];
+		return separate_unshares();
+	} else if (argc == 2 && !strcmp(argv[1], "-S")) {
+		return setns_rules();
 	} else if (argc == 2) {
 		dir = argv[1];
 	} else {
-		fprintf(stderr, "usage: %s [-U | -R] DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s [-U | -R | -u] DIR | -S\n", argv[0]);
 		return 2;
 	}
 	snprintf(sub, sizeof(sub), "%s/shared/sub", dir);
