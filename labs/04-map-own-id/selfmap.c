@@ -3,6 +3,8 @@
  * selfmap - map your own uid and gid into a user namespace you created.
  *
  *	selfmap [-r UID:GID] [FILE=TEXT]...
+ *	selfmap -n FILE=TEXT...
+ *	selfmap -o FILE=TEXT...
  *
  * Run it as an ordinary user (runas 1000 selfmap). It clones a child into a
  * new user namespace, then writes, from outside and in the order given, each
@@ -20,9 +22,24 @@
  * With -r (run it as root) the child is created by UID:GID, as above, but
  * the files are opened by root and only then written by UID:GID: the map is
  * written by its owner through a file that someone else opened.
+ *
+ * With -n (run it as root) the maps are written from inside, one level
+ * down: root makes a user namespace A with the ids 0-999 mapped to
+ * 100000-100999, as a container manager does; there, uid 1 and gid 1 (no
+ * capabilities) clone a child into a user namespace B of their own, which
+ * writes each TEXT to its own /proc/self/FILE. B's parent is A, not the initial
+ * namespace: "0 1 1" names uid 1 of A.
+ *
+ * With -o (run it as root) B is made the same way, and the writer is
+ * someone else: A's root, without CAP_SETUID and CAP_SETGID, opens and
+ * writes B's files. It is not B's owner, so its own uid (0 in A) is no map
+ * it may write without those capabilities.
  */
 #include "../lib/ulab.h"
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 
 static char uid_map[32], gid_map[32], deny[] = "setgroups=deny";
 
@@ -93,6 +110,170 @@ static int child_main(void *unused)
 	printf("\n");
 	fflush(stdout);
 	return 0;
+}
+
+static void write_opened(int fd, const char *file, const char *text);
+static void commas_to_newlines(char *s);
+
+/* -n: in B, write WRITES to its own files */
+static int b_main(void *arg)
+{
+	char * const *writes = arg;
+	char path[64];
+	int fd;
+
+	for (; *writes; writes++) {
+		char *eq = strchr(*writes, '=');
+
+		*eq = '\0';
+		snprintf(path, sizeof(path), "/proc/self/%s", *writes);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			ulab_fail(path);
+		write_opened(fd, *writes, eq + 1);
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("in B, uid inside: %u\n", (unsigned int)getuid());
+	printf("in B, gid inside: %u\n", (unsigned int)getgid());
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * -n: in A, become root there and then uid 1 and gid 1 (which drops the
+ * capabilities), and make B (a clone, as lab 02 allows)
+ */
+static int nested_main(void *arg)
+{
+	struct ulab_child b = { .fn = b_main, .arg = arg };
+	pid_t pid;
+
+	if (ulab_become(0, 0) || ulab_become(1, 1))
+		return 2;
+	/*
+	 * The change of uid made this process undumpable, and B's /proc
+	 * files (B inherits the flag) would belong to root: B could not
+	 * open its own maps for writing.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)) {
+		ulab_fail("prctl(PR_SET_DUMPABLE)");
+		return 2;
+	}
+	pid = ulab_spawn(&b, CLONE_NEWUSER);
+	if (pid < 0) {
+		ulab_fail("clone(CLONE_NEWUSER) as uid 1 of A");
+		return 2;
+	}
+	ulab_release(&b);
+	return ulab_wait(pid);
+}
+
+/* -o: B, which waits until GATE is closed */
+static int gate_main(void *arg)
+{
+	int *gate = arg;
+	char c;
+
+	close(gate[1]);
+	return read(gate[0], &c, 1) == 0 ? 0 : 3;
+}
+
+/* -o: A's root drops CAP_SETUID and CAP_SETGID from its effective set */
+static void drop_setid_caps(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, c))
+		ulab_die("capget");
+	c[0].effective &= ~((1U << CAP_SETUID) | (1U << CAP_SETGID));
+	if (syscall(SYS_capset, &h, c))
+		ulab_die("capset");
+}
+
+/*
+ * -o: in A, as its root; uid 1 of A makes B, and A's root, without the
+ * capabilities to set ids, writes WRITES to B's files
+ */
+static int other_main(void *arg)
+{
+	char * const *writes = arg;
+	int gate[2], pp[2], fd;
+	char path[64];
+	pid_t p2, b = -1;
+
+	if (ulab_become(0, 0) || pipe(gate) || pipe(pp))
+		return 2;
+	fflush(stdout);
+	p2 = fork();
+	if (p2 < 0)
+		return 2;
+	if (p2 == 0) {
+		struct ulab_child c = { .fn = gate_main, .arg = gate };
+
+		close(pp[0]);
+		/* B's files must be B's owner's, not root's: dumpable */
+		if (ulab_become(1, 1) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(2);
+		b = ulab_spawn(&c, CLONE_NEWUSER);
+		close(gate[0]);
+		close(gate[1]);
+		if (b < 0 || write(pp[1], &b, sizeof(b)) != sizeof(b))
+			_exit(2);
+		ulab_release(&c);
+		_exit(ulab_wait(b) ? 1 : 0);
+	}
+	close(pp[1]);
+	close(gate[0]);
+	if (read(pp[0], &b, sizeof(b)) != sizeof(b) || b <= 0) {
+		printf("uid 1 of A did not make B\n");
+		close(gate[1]);
+		ulab_wait(p2);
+		return 2;
+	}
+	drop_setid_caps();
+	for (; *writes; writes++) {
+		char *eq = strchr(*writes, '=');
+
+		*eq = '\0';
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)b, *writes);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			ulab_fail(path);
+		write_opened(fd, *writes, eq + 1);
+		if (fd >= 0)
+			close(fd);
+	}
+	close(gate[1]);
+	return ulab_wait(p2);
+}
+
+/*
+ * -n and -o: A's maps written by root, from outside; the rest in
+ * nested_main() or other_main()
+ */
+static int nested(char * const *writes, int (*fn)(void *))
+{
+	struct ulab_child a = { .fn = fn, .arg = (void *)writes };
+	pid_t pid;
+	int i;
+
+	for (i = 0; writes[i]; i++)
+		commas_to_newlines(strchr(writes[i], '=') + 1);
+	pid = ulab_spawn(&a, CLONE_NEWUSER);
+	if (pid < 0)
+		ulab_die("clone(CLONE_NEWUSER)");
+	if (ulab_write_map(pid, "uid_map", "0 100000 1000") ||
+	    ulab_write_map(pid, "gid_map", "0 100000 1000")) {
+		kill(pid, SIGKILL);
+		ulab_wait(pid);
+		return 2;
+	}
+	ulab_release(&a);
+	return ulab_wait(pid);
 }
 
 /*
@@ -177,6 +358,18 @@ int main(int argc, char **argv)
 		 (unsigned int)geteuid());
 	snprintf(gid_map, sizeof(gid_map), "gid_map=0 %u 1",
 		 (unsigned int)getegid());
+	if (argc > 2 && !strcmp(argv[1], "-n")) {
+		for (i = 2; argv[i]; i++)
+			if (!strchr(argv[i], '='))
+				goto usage;
+		return nested(argv + 2, nested_main);
+	}
+	if (argc > 2 && !strcmp(argv[1], "-o")) {
+		for (i = 2; argv[i]; i++)
+			if (!strchr(argv[i], '='))
+				goto usage;
+		return nested(argv + 2, other_main);
+	}
 	if (argc > 2 && !strcmp(argv[1], "-r")) {
 		opened_by_root = argv[2];
 		writes += 2;
@@ -216,6 +409,7 @@ int main(int argc, char **argv)
 	return ulab_wait(pid);
 
 usage:
-	fprintf(stderr, "usage: %s [-r UID:GID] [FILE=TEXT]...\n", argv[0]);
+	fprintf(stderr, "usage: %s [-r UID:GID] [FILE=TEXT]... | -n|-o FILE=TEXT...\n",
+		argv[0]);
 	return 2;
 }

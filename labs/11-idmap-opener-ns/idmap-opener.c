@@ -232,7 +232,7 @@ static int reading(void)
 
 /* ---- writing: the grandparent and the parent of G ---- */
 
-static int sock_c[2];
+static int sock_c[2], sock_g2[2];
 
 static int grandchild(void *name)
 {
@@ -240,13 +240,49 @@ static int grandchild(void *name)
 	return 0;
 }
 
+/* Write "0 0 1" to FD, a map FILE of G2, from WHERE; print the answer. */
+static void write_g2_map(int fd, const char *file, const char *where)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what),
+		 "write %s of G2 opened in the initial namespace, from %s",
+		 file, where);
+	if (fd < 0)
+		printf("%s: no descriptor\n", what);
+	else if (write(fd, "0 0 1\n", 6) == 6)
+		printf("%s: ok\n", what);
+	else
+		ulab_fail(what);
+	fflush(stdout);
+}
+
+/*
+ * G2: the descriptors of its own maps that the initial root opened come
+ * from C; G2 tries them itself. The opener's namespace decides, not the
+ * writer's: the initial one is neither G2's nor its parent.
+ */
+static int grandchild_g2(void *unused)
+{
+	int i, fd;
+
+	close(sock_g2[0]);
+	ulab_print_ids("G2, inside");
+	for (i = 0; i < NFILES; i++) {
+		fd = ulab_recv_fd(sock_g2[1]);
+		write_g2_map(fd, files[i], "inside G2");
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
 static int middle_c(void *unused)
 {
 	struct ulab_child g = { .fn = grandchild, .arg = "G, inside" };
-	struct ulab_child g2 = { .fn = grandchild, .arg = "G2, inside" };
-	const char *what = "write uid_map of G2 opened in the initial namespace, from C";
+	struct ulab_child g2 = { .fn = grandchild_g2 };
 	pid_t pid_g, pid_g2;
-	int fd;
+	int fd[NFILES], i;
 
 	close(sock_c[0]);
 	if (ulab_become(0, 0))
@@ -261,6 +297,8 @@ static int middle_c(void *unused)
 	if (pid_g < 0)
 		return ulab_fail("C: clone(CLONE_NEWUSER) G") ? 1 : 0;
 	printf("G is process %d, a child of C\n", (int)pid_g);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_g2))
+		return ulab_fail("C: socketpair") ? 1 : 0;
 	pid_g2 = ulab_spawn(&g2, CLONE_NEWUSER);
 	if (pid_g2 < 0)
 		return ulab_fail("C: clone(CLONE_NEWUSER) G2") ? 1 : 0;
@@ -268,20 +306,22 @@ static int middle_c(void *unused)
 	fflush(stdout);
 	send_int(sock_c[1], pid_g);
 	send_int(sock_c[1], pid_g2);
-	fd = ulab_recv_fd(sock_c[1]);	/* G2's uid_map, opened by root */
+	for (i = 0; i < NFILES; i++)	/* G2's maps, opened by root */
+		fd[i] = ulab_recv_fd(sock_c[1]);
 	recv_int(sock_c[1]);	/* the grandparent has had its turn */
 
-	if (fd < 0)
-		printf("%s: no descriptor\n", what);
-	else if (write(fd, "0 0 1\n", 6) == 6)
-		printf("%s: ok\n", what);
-	else
-		ulab_fail(what);
-	fflush(stdout);
-	if (fd >= 0)
-		close(fd);
+	close(sock_g2[1]);
+	for (i = 0; i < NFILES; i++) {
+		write_g2_map(fd[i], files[i], "C");
+		/* and on to G2, which tries the same descriptor itself */
+		if (fd[i] < 0 || ulab_send_fd(sock_g2[0], fd[i]))
+			ulab_send_fd(sock_g2[0], open("/dev/null", O_RDONLY));
+		if (fd[i] >= 0)
+			close(fd[i]);
+	}
 	ulab_release(&g2);
 	ulab_wait(pid_g2);
+	close(sock_g2[0]);
 
 	write_maps_of_g(pid_g, "its parent C");
 	ulab_release(&g);
@@ -289,17 +329,29 @@ static int middle_c(void *unused)
 	return 0;
 }
 
-/* S, a namespace of the initial root, writes its own uid_map. */
+/*
+ * S, a namespace of the initial root, writes its own maps: each one line
+ * naming its creator's own id, which needs no privilege (for gid_map, once
+ * setgroups is denied).
+ */
 static int self_writer(void *unused)
 {
-	const char *what = "write own uid_map from inside S";
-	int ret = ulab_write_file("/proc/self/uid_map", "0 0 1\n");
+	char what[64], path[32];
+	int i, ret;
 
-	if (ret)
-		printf("%s: %s (%s)\n", what, ulab_errname(-ret),
-		       strerror(-ret));
-	else
-		printf("%s: ok\n", what);
+	if (ulab_write_file("/proc/self/setgroups", "deny\n"))
+		printf("deny setgroups inside S: failed\n");
+	for (i = 0; i < NFILES; i++) {
+		snprintf(what, sizeof(what), "write own %s from inside S",
+			 files[i]);
+		snprintf(path, sizeof(path), "/proc/self/%s", files[i]);
+		ret = ulab_write_file(path, "0 0 1\n");
+		if (ret)
+			printf("%s: %s (%s)\n", what, ulab_errname(-ret),
+			       strerror(-ret));
+		else
+			printf("%s: ok\n", what);
+	}
 	fflush(stdout);
 	return 0;
 }
@@ -308,7 +360,7 @@ static int writing(void)
 {
 	struct ulab_child c = { .fn = middle_c }, self = { .fn = self_writer };
 	pid_t pid_c, pid_g, pid_g2, pid_s;
-	int fd;
+	int fd, i;
 
 	printf("C a child of this namespace, G a child of C\n");
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_c))
@@ -328,13 +380,15 @@ static int writing(void)
 	}
 	pid_g2 = recv_int(sock_c[0]);
 	write_maps_of_g(pid_g, "the initial namespace");
-	fd = pid_g2 > 0 ? open_map(pid_g2, "uid_map", O_WRONLY) : -1;
-	if (fd < 0)
-		ulab_fail("open uid_map of G2");
-	else if (ulab_send_fd(sock_c[0], fd))
-		ulab_fail("pass G2's uid_map to C");
-	if (fd >= 0)
-		close(fd);
+	for (i = 0; i < NFILES; i++) {
+		fd = pid_g2 > 0 ? open_map(pid_g2, files[i], O_WRONLY) : -1;
+		if (fd < 0)
+			ulab_fail("open a map of G2");
+		else if (ulab_send_fd(sock_c[0], fd))
+			ulab_fail("pass a map of G2 to C");
+		if (fd >= 0)
+			close(fd);
+	}
 	send_int(sock_c[0], 0);
 	ulab_wait(pid_c);
 	close(sock_c[0]);
