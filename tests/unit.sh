@@ -227,6 +227,18 @@ for d in "$top"/labs/[0-9][0-9]-*/; do
 	[ "$(grep -c '^## Hint ' "$d/hints.md" 2>/dev/null)" -ge 3 ] 2>/dev/null || miss="$miss hints.md(3+ hints)"
 	for k in TITLE SERIES FILES POINTS HINT; do grep -q "^$k=" "$d/lab.conf" 2>/dev/null || miss="$miss $k"; done
 	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf (with its keys), check and hints"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
+	# every test point of the check is in the README, by its name: a
+	# student reads there what each point does (a point added to a check
+	# alone is one nobody documented)
+	miss=""
+	for p in $(sed -n 's/^[[:space:]]*\(expect\|expect_xfail\|ktap_skip\|ktap_needs\)[[:space:]]\+"\([A-Za-z0-9_.-]*\)".*/\2/p' "$d/check" 2>/dev/null | sort -u); do
+		grep -qF "\`$p\`" "$d/README.md" 2>/dev/null || miss="$miss $p"
+	done
+	if [ -z "$miss" ]; then
+		t_ok "lab $(basename "$d"): its README names every test point of its check"
+	else
+		t_fail "lab $(basename "$d"): the README does not name these points of its check:$miss"
+	fi
 done
 
 # --- what a kernel costs make test (mutants-lib.sh, run.sh) -----------------

@@ -3,6 +3,7 @@
  * setns-sibling - join, with setns(), the namespaces another process made.
  *
  *	setns-sibling [-o | -H] [-p] TYPE...	(TYPE: uts ipc net all)
+ *	setns-sibling -b
  *
  * The program clones a child into a new user namespace and writes its maps
  * "0 UID 1" (setgroups "deny" before the gid map), so the child is root in
@@ -21,6 +22,10 @@
  *	the caller opened before the user namespace was made.
  *  -p	the joiner names the maker's namespaces with a pidfd of the maker
  *	(pidfd_open(), Linux 5.3) instead of the files in /proc/MAKER/ns.
+ *  -b	no namespace at all: setns() on no descriptor (-1), then on a file
+ *	that is no namespace's (/etc/passwd). setns() looks at the
+ *	descriptor before it asks for any capability: EBADF, then EINVAL,
+ *	whoever calls it.
  */
 #include "../lib/ulab.h"
 #include <stddef.h>
@@ -230,6 +235,21 @@ static int in_userns(void *unused)
 	return ret;
 }
 
+static int bad_descriptors(void)
+{
+	int fd = open("/etc/passwd", O_RDONLY);
+
+	if (setns(-1, 0) < 0)
+		ulab_fail("setns(-1, 0)");
+	else
+		printf("setns(-1, 0): ok\n");
+	if (setns(fd, 0) < 0)
+		ulab_fail("setns(/etc/passwd, 0)");
+	else
+		printf("setns(/etc/passwd, 0): ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_userns };
@@ -238,6 +258,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "-b"))
+		return bad_descriptors();
 	while ((opt = getopt(argc, argv, "oHp")) != -1) {
 		switch (opt) {
 		case 'o':

@@ -19,9 +19,11 @@
  * With -w (writing), the parent makes a namespace C ("0 100000 1000"), whose
  * root makes two grandchildren, G and G2. The initial root, which holds every
  * capability over G, opens G's map files and tries to write them; it also
- * opens G2's uid_map and hands the descriptor to C, which tries to write
- * through it; then C, G's parent, writes G's maps with files of its own.
- * Last, a new namespace S of the initial root writes its own uid_map.
+ * opens G2's three map files and hands the descriptors to C, which tries to
+ * write through them and then hands them on to G2, which tries too; then C,
+ * G's parent, writes G's maps with files of its own. Last, a new namespace S
+ * of the initial root writes its own maps (gid_map once setgroups is
+ * denied).
  *
  * Without options both parts run.
  */

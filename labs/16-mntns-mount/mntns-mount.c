@@ -12,6 +12,11 @@
  *	                       by its creator from outside its user namespace,
  *	                       and with a pidfd into both; run by root, also
  *	                       without CAP_SYS_CHROOT or without CAP_SYS_ADMIN
+ *	mntns-mount -L         a refused setns() into a mount namespace must
+ *	                       keep no reference to it (run by the check as a
+ *	                       user of its own, with user.max_mnt_namespaces
+ *	                       at 1: a namespace kept alive is then the one
+ *	                       the next clone(CLONE_NEWNS) finds no room for)
  *
  * Run it as an ordinary user (uid 1000), -R as root. DIR is prepared by
  * root:
@@ -24,6 +29,7 @@
  */
 #include "../lib/ulab.h"
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -409,6 +415,81 @@ static int setns_rules(void)
 	return ulab_wait(pid);
 }
 
+/* -L: a second thread, which shares the process's fs_struct */
+static void *sleeper(void *unused)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * -L, as root of a user namespace of its own: B, in a new mount namespace
+ * M, and a setns() into M from this process with two threads, which must
+ * be refused (EINVAL: the fs_struct is shared). Once B has ended, nothing
+ * holds M, and it is freed: a new mount namespace fits in the limit of one
+ * again. A reference the refusal did not give back would keep M alive.
+ */
+static int leak_probe(void *unused)
+{
+	struct ulab_child b = { .fn = wait_gate };
+	struct ulab_child b2 = { .fn = nothing };
+	char path[64];
+	int gate[2], fd;
+	pthread_t t;
+	pid_t pid;
+
+	if (pipe(gate))
+		ulab_die("pipe");
+	b.arg = gate;
+	pid = ulab_spawn(&b, CLONE_NEWNS);
+	if (pid < 0) {
+		report("leak probe: clone(CLONE_NEWNS)", -1);
+		return 2;
+	}
+	close(gate[0]);
+	ulab_release(&b);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || pthread_create(&t, NULL, sleeper, NULL))
+		ulab_die("leak probe: open its namespace, start a thread");
+	report("two threads: setns into a mount namespace",
+	       setns(fd, CLONE_NEWNS));
+	close(fd);
+	close(gate[1]);
+	ulab_wait(pid);
+	pid = ulab_spawn(&b2, CLONE_NEWNS);
+	report("then, that namespace's process gone: a new mount namespace",
+	       pid < 0 ? -1 : 0);
+	if (pid > 0) {
+		ulab_release(&b2);
+		ulab_wait(pid);
+	}
+	/*
+	 * A clone()d child that returns ends its own thread only: the
+	 * sleeper would keep the process alive. exit() ends them all.
+	 */
+	exit(0);
+}
+
+/* -L: a user namespace of the caller's own, its ids mapped to root */
+static int leak_check(void)
+{
+	struct ulab_child a = { .fn = leak_probe };
+	pid_t pid;
+
+	pid = ulab_spawn(&a, CLONE_NEWUSER);
+	if (pid < 0)
+		ulab_die("clone(CLONE_NEWUSER)");
+	if (ulab_map_self(pid)) {
+		kill(pid, SIGKILL);
+		ulab_wait(pid);
+		return 2;
+	}
+	ulab_release(&a);
+	return ulab_wait(pid);
+}
+
 int main(int argc, char **argv)
 {
 	struct ulab_child child = { .fn = in_new_mntns };
@@ -429,10 +510,12 @@ int main(int argc, char **argv)
 		return separate_unshares();
 	} else if (argc == 2 && !strcmp(argv[1], "-S")) {
 		return setns_rules();
+	} else if (argc == 2 && !strcmp(argv[1], "-L")) {
+		return leak_check();
 	} else if (argc == 2) {
 		dir = argv[1];
 	} else {
-		fprintf(stderr, "usage: %s [-U | -R | -u] DIR | -S\n", argv[0]);
+		fprintf(stderr, "usage: %s [-U | -R | -u] DIR | -S | -L\n", argv[0]);
 		return 2;
 	}
 	snprintf(sub, sizeof(sub), "%s/shared/sub", dir);
