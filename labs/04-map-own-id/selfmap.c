@@ -179,21 +179,6 @@ static int gate_main(void *arg)
 	return read(gate[0], &c, 1) == 0 ? 0 : 3;
 }
 
-/* -o: A's root drops CAP_SETUID and CAP_SETGID from its effective set */
-static void drop_setid_caps(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &h, c))
-		ulab_die("capget");
-	c[0].effective &= ~((1U << CAP_SETUID) | (1U << CAP_SETGID));
-	if (syscall(SYS_capset, &h, c))
-		ulab_die("capset");
-}
-
 /*
  * -o: in A, as its root; uid 1 of A makes B, and A's root, without the
  * capabilities to set ids, writes WRITES to B's files
@@ -234,7 +219,7 @@ static int other_main(void *arg)
 		ulab_wait(p2);
 		return 2;
 	}
-	drop_setid_caps();
+	ulab_effective_caps(~(ULAB_CAP(CAP_SETUID) | ULAB_CAP(CAP_SETGID)));
 	for (; *writes; writes++) {
 		char *eq = strchr(*writes, '=');
 

@@ -71,10 +71,6 @@ static void peek(const char *who, const char *path)
  */
 static void list_without_ptrace(const char *what, const char *path)
 {
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
 	struct dirent *e;
 	pid_t pid;
 	DIR *dir;
@@ -85,11 +81,7 @@ static void list_without_ptrace(const char *what, const char *path)
 	if (pid < 0)
 		ulab_die("fork");
 	if (pid == 0) {
-		if (syscall(SYS_capget, &h, c))
-			ulab_die("capget");
-		c[0].effective &= ~(1U << CAP_SYS_PTRACE);
-		if (syscall(SYS_capset, &h, c))
-			ulab_die("capset");
+		ulab_effective_caps(~ULAB_CAP(CAP_SYS_PTRACE));
 		dir = opendir(path);
 		errno = dir ? 0 : errno;
 		while (dir && (e = readdir(dir)))

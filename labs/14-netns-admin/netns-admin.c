@@ -339,29 +339,6 @@ static int ioctl_same_txqlen(const char *name)
 	return ret;
 }
 
-/* ---- capabilities ---- */
-
-/*
- * Drop every effective capability (ON 0), or take the permitted ones back
- * (ON 1): the process stays root of its user namespace, with nothing in
- * hand while they are dropped.
- */
-static void effective_caps(int on)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
-	int i;
-
-	if (syscall(SYS_capget, &h, c))
-		ulab_die("capget");
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		c[i].effective = on ? c[i].permitted : 0;
-	if (syscall(SYS_capset, &h, c))
-		ulab_die("capset");
-}
-
 /* ---- sockets ---- */
 
 static int raw_socket(int family)
@@ -509,28 +486,28 @@ static int in_new_netns(void *unused)
 	show_ip_forward("in the new netns");
 
 	/* what must still be refused in the new network namespace */
-	effective_caps(0);
+	ulab_effective_caps(0);
 	fd = nl_socket();
-	effective_caps(1);
+	ulab_effective_caps(~0ULL);
 	report("rtnetlink socket opened without CAP_NET_ADMIN, sent with it: set lo up",
 	       fd < 0 ? fd : rtnl_link_up_on(fd, "lo"));
 	if (fd >= 0)
 		close(fd);
 	fd = nl_socket();
-	effective_caps(0);
+	ulab_effective_caps(0);
 	report("rtnetlink socket opened with CAP_NET_ADMIN, sent without it: set lo up",
 	       fd < 0 ? fd : rtnl_link_up_on(fd, "lo"));
-	effective_caps(1);
+	ulab_effective_caps(~0ULL);
 	if (fd >= 0)
 		close(fd);
 	report("ioctl SIOCSIFTXQLEN (dev_ioctl): lo, its own length",
 	       ioctl_same_txqlen("lo"));
-	effective_caps(0);
+	ulab_effective_caps(0);
 	/* open only: a write would change the setting */
 	fd = open(IP_FORWARD, O_WRONLY);
 	report("without CAP_NET_ADMIN: open " IP_FORWARD " for writing",
 	       fd < 0 ? -errno : 0);
-	effective_caps(1);
+	ulab_effective_caps(~0ULL);
 	if (fd >= 0)
 		close(fd);
 	return 0;

@@ -65,31 +65,6 @@ static int ret_errno(int ret)
 	return ret < 0 ? -errno : 0;
 }
 
-/* ---- capabilities ---- */
-
-/*
- * Keep in the effective set only the permitted capabilities of MASK (bits
- * 0-63, 1ULL << CAP_X; ~0ULL takes every permitted one back): the process
- * stays root of its user namespace, with only those in hand.
- */
-static void effective_only(unsigned long long mask)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &h, c))
-		ulab_die("capget");
-	c[0].effective = c[0].permitted & (unsigned int)mask;
-	c[1].effective = c[1].permitted & (unsigned int)(mask >> 32);
-	if (syscall(SYS_capset, &h, c))
-		ulab_die("capset");
-}
-
-#define CAPS_ALL (~0ULL)
-#define CAP(x) (1ULL << (x))
-
 /* ---- SCM_CREDENTIALS ---- */
 
 static int scm_send(int sock, pid_t pid, uid_t uid, gid_t gid)
@@ -178,7 +153,7 @@ static void either_cap_options(const char *who, unsigned long long mask)
 {
 	char what[96];
 
-	effective_only(mask);
+	ulab_effective_caps(mask);
 	snprintf(what, sizeof(what), "%sSO_PRIORITY 7", who);
 	report(what, sockopt(AF_INET, SOCK_DGRAM, SOL_SOCKET, SO_PRIORITY, 7));
 	snprintf(what, sizeof(what), "%sSO_MARK 15", who);
@@ -189,7 +164,7 @@ static void either_cap_options(const char *who, unsigned long long mask)
 	snprintf(what, sizeof(what), "%sIPV6_TRANSPARENT", who);
 	report(what, sockopt(AF_INET6, SOCK_DGRAM, IPPROTO_IPV6,
 			     IPV6_TRANSPARENT, 1));
-	effective_only(CAPS_ALL);
+	ulab_effective_caps(~0ULL);
 }
 
 static void socket_options(void)
@@ -323,16 +298,16 @@ static void xfrm_subjects(void)
 {
 	int fd;
 
-	effective_only(0);
+	ulab_effective_caps(0);
 	fd = xfrm_socket();
-	effective_only(CAPS_ALL);
+	ulab_effective_caps(~0ULL);
 	report("xfrm socket opened without CAP_NET_ADMIN, sent with it: dump",
 	       xfrm_dump_on(fd));
 	fd = xfrm_socket();
-	effective_only(0);
+	ulab_effective_caps(0);
 	report("xfrm socket opened with CAP_NET_ADMIN, sent without it: dump",
 	       xfrm_dump_on(fd));
-	effective_only(CAPS_ALL);
+	ulab_effective_caps(~0ULL);
 }
 
 static int xfrm_join_group(void)
@@ -496,8 +471,8 @@ static int in_new_namespaces(void *unused)
 	report("ioctl SIOCSIFFLAGS: set lo up (lab 14)", link_up("lo"));
 	credentials();
 	socket_options();
-	either_cap_options("with CAP_NET_RAW only: ", CAP(CAP_NET_RAW));
-	either_cap_options("with CAP_NET_ADMIN only: ", CAP(CAP_NET_ADMIN));
+	either_cap_options("with CAP_NET_RAW only: ", ULAB_CAP(CAP_NET_RAW));
+	either_cap_options("with CAP_NET_ADMIN only: ", ULAB_CAP(CAP_NET_ADMIN));
 	families();
 	xfrm_subjects();
 	tap = tap_device();

@@ -318,21 +318,6 @@ static int wait_gate(void *arg)
 	return read(gate[0], &c, 1) == 0 ? 0 : 3;
 }
 
-/* Take the capability CAP (0-31) out of the effective set. */
-static void drop_effective(int cap)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &h, d))
-		ulab_die("capget");
-	d[0].effective &= ~(1U << cap);
-	if (syscall(SYS_capset, &h, d))
-		ulab_die("capset");
-}
-
 /*
  * In a child process: without the effective capability DROP (none when
  * negative), from the folder /tmp, setns(FD, NSTYPE); report WHAT, and
@@ -349,7 +334,7 @@ static void setns_child(const char *what, int fd, int nstype, int drop)
 		ulab_die("fork");
 	if (pid == 0) {
 		if (drop >= 0)
-			drop_effective(drop);
+			ulab_effective_caps(~ULAB_CAP(drop));
 		if (chdir("/tmp"))
 			ulab_die("chdir /tmp");
 		if (setns(fd, nstype) < 0) {

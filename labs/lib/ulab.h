@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -291,6 +293,28 @@ static inline int ulab_parse_ids(const char *s, uid_t *uid, gid_t *gid)
 	*uid = u;
 	*gid = g;
 	return 0;
+}
+
+/*
+ * Keep in the effective set only the permitted capabilities of KEEP (bit N
+ * is capability N, ULAB_CAP(N); ~0ULL takes every permitted one back). The
+ * process keeps its ids and its permitted set: it only has less in hand.
+ * Exits on failure, which would make every later step meaningless.
+ */
+#define ULAB_CAP(n) (1ULL << (n))
+static inline void ulab_effective_caps(unsigned long long keep)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, c))
+		ulab_die("capget");
+	c[0].effective = c[0].permitted & (unsigned int)keep;
+	c[1].effective = c[1].permitted & (unsigned int)(keep >> 32);
+	if (syscall(SYS_capset, &h, c))
+		ulab_die("capset");
 }
 
 /* Drop every group and become UID/GID (real, effective and saved). */
