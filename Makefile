@@ -23,7 +23,7 @@ export KERNEL
 endif
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack clean grade grade-all book book-pdf book-captures conformance mutate
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -130,6 +130,12 @@ stack: ## maintainers: the course's patches as commits on a branch of build/linu
 
 export-stack: ## maintainers: write kernel-steps/ and solutions/ back from that branch (then make tree, make test)
 	@$(S)/stack.sh export "$${BRANCH-}"
+
+port: ## maintainers: carry a change (git commit --fixup on BRANCH, default stack) to the other base's stack, fold it in on both, export both
+	@$(S)/stack.sh port "$${BRANCH-}"
+
+range-diff: ## maintainers: the two bases' lab tags compared with git range-diff, step by step (SUMMARY=1: the table only)
+	@$(S)/stack.sh range-diff $${SUMMARY:+--summary}
 
 course-map: ## regenerate labs/README.md from every lab.conf
 	@$(S)/course-map.sh > labs/README.md

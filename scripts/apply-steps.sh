@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Make the tags lab-00, lab-NN-start and lab-NN-done from the patches in
-# kernel-steps/ and solutions/, applied with 'git am -3' on top of 'distro'
+# kernel-steps/ and solutions/ (on the second base, its own patch of a step
+# where it has one: kernel-steps/6.1/, solutions/6.1/; lib.sh base_patch),
+# applied with 'git am -3' on top of 'distro'
 # in a scratch worktree (the student's checkout is never touched). Runs again
 # only when a patch changed.
 set -eu
@@ -36,7 +38,10 @@ apply() {
 			git -C "$wt" am --abort >/dev/null 2>&1 || true
 			printf '%serror:%s the patch %s does not apply:\n' "$C_RED" "$C_OFF" "${p#"$TOP"/}" >&2
 			printf '%s\n' "$out" | grep -v '^hint:' | head -15 | sed 's/^/    /' >&2
-			printf 'No tag was changed. Fix the patch (or the kernel source version, see %s/BASE) and run again.\n' "${STEPS_DIR#"$TOP"/}" >&2
+			printf 'No tag was changed. Fix the patch (or the kernel source version, see %s/BASE) and run again.\n' "kernel-steps${BASE_SUB:+/$BASE_SUB}" >&2
+			if [ -n "$BASE_SUB" ] && [ "${p#"$TOP"/*/"$BASE_SUB"/}" = "$p" ]; then
+				printf 'On %s a step whose code differs has a patch of its own: make port carries a change of the series there (HACKING.md).\n' "$KERNEL" >&2
+			fi
 			exit 1
 		fi
 	done
@@ -44,7 +49,7 @@ apply() {
 
 declare -a tags=()
 shopt -s nullglob
-rewinds=("$STEPS_DIR"/00-*.patch)
+mapfile -t rewinds < <(base_patches kernel-steps '00-*.patch')
 apply "${rewinds[@]}"
 tags+=("lab-00 $(git -C "$wt" rev-parse HEAD)")
 
@@ -55,9 +60,11 @@ while read -r dir; do
 done < <(lab_dirs)
 for ((k = 1; k <= last; k++)); do
 	n=$(printf '%02d' "$k")
-	apply "$STEPS_DIR"/"$n"-*.patch
+	mapfile -t steps < <(base_patches kernel-steps "$n-*.patch")
+	apply "${steps[@]}"
 	tags+=("lab-$n-start $(git -C "$wt" rev-parse HEAD)")
-	apply "$SOLUTIONS_DIR"/"$n"-*.patch
+	mapfile -t steps < <(base_patches solutions "$n-*.patch")
+	apply "${steps[@]}"
 	tags+=("lab-$n-done $(git -C "$wt" rev-parse HEAD)")
 done
 

@@ -15,8 +15,9 @@
 
 A lab has three patches on each base: its rewind kernel-steps/00-NN-*.patch,
 its scaffold kernel-steps/NN-*.patch and its answer solutions/NN-*.patch,
-for 6.1; the same names under kernel-steps/6.12/ and solutions/6.12/ for
-6.12. TOP (default: the checkout this script is in) holds both.
+the series, which are 6.12's; 6.1 has its own patch of the same name under
+kernel-steps/6.1/ or solutions/6.1/ where its code differs, and applies the
+series' elsewhere. TOP (default: the checkout this script is in) holds both.
 
 Each hunk belongs to a file and to the C definition it changes: the first
 name scripts/bookexcerpt.py's hunk_names() gives it (the definition in the
@@ -315,7 +316,11 @@ def lab_number(text):
 
 
 def base_folder(top, folder, base):
-    return os.path.join(top, folder) if base == OLD else os.path.join(top, folder, base)
+    """Where a base's patches are: the series (kernel-steps/, solutions/)
+    is the main base's, NEW; OLD keeps its own patch of a step whose code
+    differs in kernel-steps/OLD/ and solutions/OLD/ and applies the
+    series' patch of every other step."""
+    return os.path.join(top, folder) if base == NEW else os.path.join(top, folder, base)
 
 
 def find_patch(top, folder, pattern, nn, base):
@@ -323,6 +328,9 @@ def find_patch(top, folder, pattern, nn, base):
     pattern matches several."""
     d = base_folder(top, folder, base)
     found = sorted(glob.glob(os.path.join(d, pattern % nn)))
+    if not found and base != NEW:
+        d = base_folder(top, folder, NEW)
+        found = sorted(glob.glob(os.path.join(d, pattern % nn)))
     if len(found) > 1:
         raise BaseDiffError("%s matches %d files: %s" % (
             os.path.relpath(os.path.join(d, pattern % nn), top), len(found),
@@ -461,8 +469,9 @@ def fragment(lab, note=None, paths=True, every=False):
             out += ["The other %d changes of the patches are the same on both bases, "
                     "but for line numbers." % nsame, ""]
     if paths:
-        out.append("The %s patches are in `kernel-steps/%s/` and `solutions/%s/`, with "
-                   "the names of the %s ones." % (NEW, NEW, NEW, OLD))
+        out.append("The %s patches are the series, in `kernel-steps/` and `solutions/`; the %s "
+                   "ones that differ are in `kernel-steps/%s/` and `solutions/%s/`, with the "
+                   "same names." % (NEW, OLD, OLD, OLD))
     if note:
         out += ["", note]
     shown = [(kind, it) for kind, it in lab.items()

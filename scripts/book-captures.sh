@@ -54,7 +54,7 @@ fi
 
 # capture_sum NN STEP: the hash of every input of the capture
 capture_sum() {
-	local n=$1 step=$2 dir f k
+	local n=$1 step=$2 dir f k kind
 	dir=$(lab_dir "$n") || die "there is no lab $n"
 	{
 		# what the guest gets: a lab's prose (*.md) is not packed, its
@@ -66,15 +66,16 @@ capture_sum() {
 			printf '%s ' "${f#"$TOP"/}"
 			sha1sum <"$f"
 		done
-		for f in "$STEPS_DIR"/*.patch "$SOLUTIONS_DIR"/*.patch; do
-			[ -e "$f" ] || continue
-			k=$(basename "$f" | cut -c1-2)
-			case $k in [0-9][0-9]) ;; *) continue ;; esac
-			[ "$((10#$k))" -le "$((10#$n))" ] || continue
-			# the solution of lab NN counts only for the 'done' capture
-			case $f in "$SOLUTIONS_DIR"/*) [ "$step" = "done" ] || [ "$((10#$k))" -lt "$((10#$n))" ] || continue ;; esac
-			printf '%s ' "${f#"$TOP"/}"
-			git patch-id --stable <"$f" | cut -d' ' -f1
+		# each step's patch (this base's), by its series name
+		for kind in kernel-steps solutions; do
+			base_patches "$kind" '[0-9][0-9]-*.patch' | while read -r f; do
+				k=$(basename "$f" | cut -c1-2)
+				[ "$((10#$k))" -le "$((10#$n))" ] || continue
+				# the solution of lab NN counts only for the 'done' capture
+				[ "$kind" = kernel-steps ] || [ "$step" = "done" ] || [ "$((10#$k))" -lt "$((10#$n))" ] || continue
+				printf '%s/%s ' "$kind" "${f##*/}"
+				git patch-id --stable <"$f" | cut -d' ' -f1
+			done
 		done
 	} | sha1sum | cut -c1-40
 }

@@ -67,12 +67,24 @@ rm -rf "$SRC"
 mkdir -p "$SRC" "$OUT"
 start=$(date +%s%N)
 
+# The chapters explain 6.1's code: a diff: or message: directive naming a
+# patch of the series (kernel-steps/NAME, solutions/NAME) quotes the patch
+# 6.1 applies, its own (kernel-steps/6.1/NAME) where it keeps one, else the
+# series' (scripts/claims.py reads the directives the same way).
+BOOK_CODE_BASE=6.1
+
 # one_file PATTERN: the single repository file a directive names, in $FOUND
 # (not printed: a warning made in a subshell would not be counted)
 one_file() {
 	local m=()
+	case $1 in
+	kernel-steps/[!/]*.patch | solutions/[!/]*.patch)
+		# shellcheck disable=SC2206
+		m=($TOP/${1%%/*}/$BOOK_CODE_BASE/${1#*/})
+		[ -f "${m[0]}" ] || m=() ;;
+	esac
 	# shellcheck disable=SC2206
-	m=($TOP/$1)
+	[ ${#m[@]} -gt 0 ] || m=($TOP/$1)
 	FOUND=""
 	if [ ${#m[@]} -ne 1 ] || [ ! -f "${m[0]}" ]; then
 		[ -e "${m[0]}" ] || m=()
@@ -210,7 +222,11 @@ expand() {
 				f=$FOUND
 				fence diff
 				# shellcheck disable=SC2046
-				excerpt diff "$f" $(arg hunks "$rest") && printf '%s\n' "$EXCERPT"
+				# hunk headers without line numbers, and no index lines (as
+				# git range-diff shows them): a patch of the series is
+				# quoted for both bases, where they differ
+				excerpt diff "$f" $(arg hunks "$rest") &&
+					printf '%s\n' "$EXCERPT" | sed -E -e 's/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/@@ @@/' -e '/^index [0-9a-f]+\.\.[0-9a-f]+( [0-7]+)?$/d'
 				printf '```\n\n[From `%s`.]{.source}\n' "${f#"$TOP"/}"
 				;;
 			message)

@@ -39,8 +39,10 @@ base lacks is a problem, unless the text says which base it speaks of:
     "`__ns_get_path()` (on the 6.12 base: `path_from_stashed()`)", where
     the other base is the one named; or
   - the section under that heading quotes a patch of a base that has the
-    function (a diff: or message: directive; kernel-steps/ and solutions/
-    hold 6.1's patches, kernel-steps/6.12/ and solutions/6.12/ 6.12's): a
+    function (a diff: or message: directive; kernel-steps/NAME quotes the
+    patch 6.1 applies, the code the chapters explain: its own in
+    kernel-steps/6.1/ or else the series', and kernel-steps/B/NAME base
+    B's own; scripts/book.sh resolves them the same way): a
     hunk walk-through speaks of the code it shows. The section is not
     named by a version, so a 6.12-only name there is still a problem.
 A Linux older than the bases (3.8, or a year such as 2012) named in the
@@ -116,8 +118,9 @@ NOT_FIELD_EXT = {"c", "h", "sh", "md", "conf", "txt", "patch", "py", "S", "o", "
                  "yaml", "in", "sum", "css", "js", "epub", "pdf", "png", "svg", "tbl", "ktap", "log", "d",
                  "mk", "cfg", "xz", "gz", "tar", "so", "a", "rs", "pl"}
 # a diff: or message: directive of the book quotes a patch of one base:
-# kernel-steps/ and solutions/ are 6.1's, kernel-steps/B/ and solutions/B/
-# base B's (scripts/lib.sh, steps_sub)
+# kernel-steps/NAME and solutions/NAME the one 6.1 applies (the base whose
+# code the chapters explain: book.sh's BOOK_CODE_BASE), kernel-steps/B/NAME
+# and solutions/B/NAME base B's own
 QUOTE = re.compile(r"<!--\s*(diff|message):\s*(?:kernel-steps|solutions)/(?:(\d+\.\d+)/)?")
 PATCH_BASE = {"": "6.1"}
 # a function whose definition has fewer lines is a wrapper or an accessor:

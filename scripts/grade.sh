@@ -311,7 +311,7 @@ grade_one() { # SUB LAB NAME ID
 				[ -d "$ucopy/.git" ] || {
 					# (the course's solutions/, whatever the base: a user-space
 					# lab's reference program is there, and the labs' sources
-					# include it by that path; solutions/6.12/ has none)
+					# include it by that path)
 					mkdir -p "$ucopy" && cp -a "$LABS_DIR" "$ucopy/labs" &&
 						cp -a "$TOP/solutions" "$ucopy/solutions" && git -C "$ucopy" init -q &&
 						git -C "$ucopy" add -A && git -C "$ucopy" -c user.name=grader \

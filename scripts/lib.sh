@@ -8,9 +8,11 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # for. 6.12, Debian stable's kernel (Debian 13's, and Debian 12's from its
 # security suite), is the main base: its tree is build/linux, its build
 # folder build/. 6.1 (Debian 12's own) is the second, in build/6.1/. The
-# patches are kept per base too: kernel-steps/ and solutions/ are 6.1's,
-# kernel-steps/6.12/ and solutions/6.12/ 6.12's. Each base has its own
-# kernel repository, so a student's branches are per base. KERNEL=6.1 on
+# patches are one series, the main base's (kernel-steps/, solutions/); the
+# other base keeps only its own patch of a step whose code differs there
+# (kernel-steps/6.1/NAME, solutions/6.1/NAME, in place of NAME: base_patch
+# below). Each base has its own kernel repository, so a student's branches
+# are per base. KERNEL=6.1 on
 # make's command line picks one, and make lab-N remembers it (build/KERNEL);
 # without either, the main base if its source is installed, else the one
 # that is, else the main base (make lab-N installs it).
@@ -39,11 +41,10 @@ case " $BASES " in
 esac
 export KERNEL
 # base_sub: '' for the main base, '6.1' for the other (its build folder's
-# sub-folder); base_build: a base's own build folder; steps_sub: the
-# sub-folder of kernel-steps/ and solutions/ ('' for 6.1, '6.12')
+# sub-folder, and of kernel-steps/ and solutions/ for its own patches);
+# base_build: a base's own build folder
 base_sub() { [ "$1" = "$MAIN_BASE" ] || echo "$1"; }
 base_build() { local s; s=$(base_sub "$1"); echo "$TOP/build${s:+/$s}"; }
-steps_sub() { [ "$1" = 6.1 ] || echo "$1"; }
 
 # layout_migrate: until 2026-12 the first layout was 6.1's (build/linux,
 # build/6.12/linux). A checkout with that layout is moved once, kernel
@@ -84,18 +85,47 @@ layout_migrate() {
 	exec 9>&-
 }
 layout_migrate
-BASE_SUB=$(base_sub "$KERNEL") STEPS_SUB=$(steps_sub "$KERNEL")
+BASE_SUB=$(base_sub "$KERNEL")
 BUILD=${BUILD:-$(base_build "$KERNEL")}
 KERNEL_DIR=${KERNEL_DIR:-$BUILD/linux}
 OBJ_DIR=${OBJ_DIR:-$BUILD/obj}
 GUEST_DIR=${GUEST_DIR:-$BUILD/guest}
 LOG_DIR=${LOG_DIR:-$BUILD/logs}
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$KERNEL.tar.xz}
-STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps${STEPS_SUB:+/$STEPS_SUB}}
-SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions${STEPS_SUB:+/$STEPS_SUB}}
-# What a base's BASE file says (kernel-steps[/6.12]/BASE): package,
-# version, kernelversion, members, files
-base_info() { sed -n "s/^$1=//p" "$STEPS_DIR/BASE" 2>/dev/null || true; }
+# The series (the main base's patches) and the config fragments both bases
+# read; a base's own patches are in their sub-folder BASE_SUB
+STEPS_DIR=${STEPS_DIR:-$TOP/kernel-steps}
+SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
+# base_patch kernel-steps/NAME|solutions/NAME: the file base KERNEL applies
+# for that step: its own (kernel-steps/6.1/NAME) if it has one, else the
+# series' (kernel-steps/NAME), which may not exist
+base_patch() {
+	local d n
+	case $1 in
+	kernel-steps/*) d=$STEPS_DIR ;;
+	solutions/*) d=$SOLUTIONS_DIR ;;
+	*) return 1 ;;
+	esac
+	n=${1#*/}
+	if [ -n "$BASE_SUB" ] && [ -f "$d/$BASE_SUB/$n" ]; then
+		printf '%s\n' "$d/$BASE_SUB/$n"
+	else
+		printf '%s\n' "$d/$n"
+	fi
+}
+# base_patches kernel-steps|solutions GLOB: the files base KERNEL applies for
+# the steps whose names match GLOB (the series' names and its own), in
+# name order
+base_patches() {
+	local d f
+	case $1 in kernel-steps) d=$STEPS_DIR ;; solutions) d=$SOLUTIONS_DIR ;; *) return 1 ;; esac
+	for f in "$d"/$2 ${BASE_SUB:+"$d/$BASE_SUB"/$2}; do
+		[ -f "$f" ] && printf '%s\n' "${f##*/}"
+	done | LC_ALL=C sort -u | while read -r f; do base_patch "$1/$f"; done
+}
+# What a base's BASE file says (kernel-steps/BASE, kernel-steps/6.1/BASE):
+# package, version, kernelversion, members, files
+base_info() { sed -n "s/^$1=//p" "$STEPS_DIR${BASE_SUB:+/$BASE_SUB}/BASE" 2>/dev/null || true; }
 # One line for headers and reports: "linux-source-6.12 6.12.118-1~deb12u1"
 # (the version installed here when dpkg knows the package: Debian 13's and
 # Debian 12's builds of one tree differ in it; else the BASE file's)
@@ -190,11 +220,10 @@ lab_needs_step() { lab_conf "$1" NEEDS_STEP "$((10#$1))"; }
 # Highest numbered kernel step that exists (kernel-steps/NN-* or solutions/NN-*).
 last_step() {
 	local f n max=0
-	for f in "$SOLUTIONS_DIR"/[0-9][0-9]-*.patch; do
-		[ -e "$f" ] || continue
+	while read -r f; do
 		n=$(basename "$f" | cut -c1-2)
 		[ "$((10#$n))" -gt "$max" ] && max=$((10#$n))
-	done
+	done < <(base_patches solutions '[0-9][0-9]-*.patch')
 	echo "$max"
 }
 
@@ -208,8 +237,9 @@ step_tag() {
 # the kernel repository's config as userns-labs.steps.
 steps_fingerprint() {
 	{
-		for f in "$STEPS_DIR"/*.patch "$SOLUTIONS_DIR"/*.patch; do
-			[ -e "$f" ] && { basename "$f"; cat "$f"; }
+		{ base_patches kernel-steps '*.patch'; base_patches solutions '*.patch'; } | while read -r f; do
+			basename "$f"
+			cat "$f"
 		done
 		lab_dirs | xargs -r -n1 basename
 	} | sha1sum | cut -c1-40

@@ -1824,8 +1824,17 @@ def check_apply(srcs, patches, onto_answer=False):
 
 
 def sha256(path):
+    """The file's sha256; of a patch, of its diff alone (from the first
+    "diff --git" line): the mutants are made from the code, so a commit
+    message reworded, or the patch moved into the series, leaves its
+    report up to date."""
     with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
+        data = fh.read()
+    if path.endswith(".patch"):
+        i = data.find(b"\ndiff --git ")
+        if i >= 0:
+            data = data[i + 1:]
+    return hashlib.sha256(data).hexdigest()
 
 
 def rel(path, top):
@@ -1935,9 +1944,11 @@ def userspace_program(labdir):
 
 def lab_answers(top, base):
     """{NN: (answer, check)} of the labs of BASE: a kernel lab's answer is
-    its patch for BASE, a user-space lab's the reference program (the same
-    on every base)."""
-    sol = os.path.join(top, "solutions", "" if base == "6.1" else base)
+    its patch for BASE (the series' solutions/NN-*.patch, or the base's own
+    solutions/BASE/NN-*.patch where it has one), a user-space lab's the
+    reference program (the same on every base)."""
+    sol = os.path.join(top, "solutions")
+    own = os.path.join(sol, base) if base != MAIN_BASE else None
     out = {}
     for d in sorted(glob.glob(os.path.join(top, "labs", "[0-9][0-9]-*"))):
         n = os.path.basename(d)[:2]
@@ -1949,7 +1960,8 @@ def lab_answers(top, base):
             if os.path.isfile(ref):
                 out[n] = (ref, os.path.join(d, "check"))
             continue
-        p = sorted(glob.glob(os.path.join(sol, "%s-*.patch" % n)))
+        p = sorted(glob.glob(os.path.join(own, "%s-*.patch" % n))) if own else []
+        p = p or sorted(glob.glob(os.path.join(sol, "%s-*.patch" % n)))
         if p:
             out[n] = (p[0], os.path.join(d, "check"))
     return out

@@ -62,8 +62,8 @@ for a in "${labs[@]}"; do
 		programs+=("$us")
 		continue
 	fi
-	set -- "$SOLUTIONS_DIR/$n"-*.patch
-	[ -f "$1" ] || die "lab $n has no answer in ${SOLUTIONS_DIR#"$TOP"/}"
+	set -- "$(base_patches solutions "$n-*.patch" | head -1)"
+	[ -f "$1" ] || die "lab $n has no answer on $KERNEL (solutions/$n-*.patch${BASE_SUB:+ or solutions/$BASE_SUB/$n-*.patch})"
 	want+=("$n")
 	answers+=("$1")
 	programs+=("")

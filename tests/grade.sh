@@ -133,8 +133,8 @@ t_grep "W4: the replaced check is named and left out" "IGNORED.*labs/01-suid-unm
 # for another lab says which
 t_grep "U2: noapply names the file and line" 'patch failed: fs/exec.c:[0-9]+' "$(cat "$GRADE_OUT/noapply/report.txt")"
 other=$(mktemp -d)
-# (the base's own answer: solutions/ is 6.1's, solutions/6.12/ 6.12's)
-cp "$SOLUTIONS_DIR"/02-*.patch "$other/lab2answer.patch"
+# (the answer this base applies: the series', or the base's own)
+cp "$(base_patches solutions '02-*.patch' | head -1)" "$other/lab2answer.patch"
 out=$("$TOP/scripts/grade.sh" "$other/lab2answer.patch" 1 2>&1)
 rep=$(cat "$GRADE_OUT/lab2answer/report.txt" 2>/dev/null)
 t_grep "U2: a lab 2 patch graded as lab 1 is APPLY_FAILED" '^result: +APPLY_FAILED' "$rep"

@@ -25,7 +25,7 @@ if [ ! -f "$cp" ]; then
 	printf '# checkpatch skipped: no kernel tree yet (make tree)\n'
 else
 	cpargs=(--no-tree --quiet --no-signoff --ignore "FILE_PATH_CHANGES,COMMIT_LOG_LONG_LINE,EMAIL_SUBJECT")
-	for p in kernel-steps/*.patch kernel-steps/6.12/*.patch solutions/*.patch solutions/6.12/*.patch; do
+	for p in kernel-steps/*.patch kernel-steps/*/*.patch solutions/*.patch solutions/*/*.patch; do
 		extra=()
 		# A solution gives back Debian's code byte for byte, upstream's
 		# own style nits included.

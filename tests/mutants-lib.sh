@@ -235,9 +235,8 @@ mutant_one() {
 		# course's repository would skip paths outside that folder
 		# (its labs/ beside a solutions/ with the reference program, which
 		# the guest's container-ref.c includes: one for every base, in
-		# solutions/NN-*/, as solutions/6.12/ has kernel patches only)
+		# solutions/NN-*/)
 		ref=$SOLUTIONS_DIR
-		[ -d "$ref/$(basename "$(lab_dir "$n")")" ] || ref=$TOP/solutions
 		rm -rf "$copy" && mkdir -p "$copy" && cp -a "$LABS_DIR" "$copy/labs" &&
 			cp -a "$ref" "$copy/solutions" && git -C "$copy" init -q
 		for f in $us; do cp "$ref/$(basename "$(lab_dir "$n")")/${f##*/}" "$copy/$f"; done

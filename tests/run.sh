@@ -171,6 +171,8 @@ if [ "${1:-}" != --quick ]; then
 	for b in $others; do
 		printf '\n### the kernel tree of base %s\n' "$b"
 		prepare_base "$b"
+		# both bases' tags exist now: the one series, its range-diff, make port
+		KERNEL=$first run series "$here/series.sh"
 		KERNEL=$b run "staircase-$b" "$here/staircase.sh" --base
 		hand_on "$b" test/linux conformance/linux
 		done_with "$b" test/linux test/kernels

@@ -4,7 +4,7 @@ bases compared definition by definition (the same change with moved lines, a
 different change, an answer that reverses its rewind, a change that moved to
 another function, a file or a patch on one base only), the Markdown fragment,
 the notes and the summary. The fixtures are a small course of their own,
-tests/fixtures/basediff/ (kernel-steps/, solutions/, their 6.12/ folders and
+tests/fixtures/basediff/ (kernel-steps/ and solutions/, 6.12's, their 6.1/ folders and
 notes.md), with labs 91 to 96: numbers of no real lab, which
 scripts/renumber.py leaves alone."""
 import contextlib
@@ -264,6 +264,27 @@ class Summary(unittest.TestCase):
         self.assertIn("rewind only 6.12: fs/p.c p_ioctl; commit message differs |", lines[5])
         self.assertIn("scaffold only 6.12: fs/p.c p_ioctl |", lines[5])
         self.assertIn("(reverses the rewind and scaffold)", lines[5])
+
+
+class OneSeries(unittest.TestCase):
+    """6.1 applies the series' patch of a step it keeps no patch of its
+    own for: that step compares as the same change on both bases."""
+
+    def test_series_patch_for_both(self):
+        with tempfile.TemporaryDirectory() as top:
+            for d in ("kernel-steps", "solutions", "kernel-steps/6.1"):
+                os.makedirs(os.path.join(top, d), exist_ok=True)
+            src = os.path.join(FX, "kernel-steps", "00-91-same.patch")
+            with open(src) as fh:
+                text = fh.read()
+            with open(os.path.join(top, "kernel-steps", "00-97-shared.patch"), "w") as fh:
+                fh.write(text)
+            lab = bd.Lab.load(top, "97")
+            (kind, a, b, its), = lab.patches
+            self.assertEqual((kind, a, b), ("rewind", os.path.join(top, "kernel-steps", "00-97-shared.patch"),
+                                            os.path.join(top, "kernel-steps", "00-97-shared.patch")))
+            self.assertFalse(lab.differs())
+            self.assertEqual(lab.missing(), [])
 
 
 class TheCourse(unittest.TestCase):

@@ -406,9 +406,9 @@ class EndToEndTest(unittest.TestCase):
             f.write(ANSWER)
         git(self.repo, "commit", "-q", "-am", "the answer")
         self.top = os.path.join(self.d, "top")
-        for p in ("labs/01-x", "solutions/6.12", "tests/mutate"):
+        for p in ("labs/01-x", "solutions", "tests/mutate"):
             os.makedirs(os.path.join(self.top, p))
-        self.answer = os.path.join(self.top, "solutions/6.12/01-x.patch")
+        self.answer = os.path.join(self.top, "solutions/01-x.patch")
         with open(self.answer, "w") as f:
             f.write(git(self.repo, "format-patch", "--stdout", "--no-signature", "-1"))
         self.check = os.path.join(self.top, "labs/01-x/check")
@@ -440,7 +440,7 @@ class EndToEndTest(unittest.TestCase):
                 text = f.read()
             self.assertRegex(text, r"(?m)^Subject: \[MUTANT\] lab 01: generated: ")
             self.assertNotIn("Caught-by:", text)
-            self.assertIn("Mutant-of: solutions/6.12/01-x.patch", text)
+            self.assertIn("Mutant-of: solutions/01-x.patch", text)
             git(self.repo, "apply", "--check", path)
             git(self.repo, "apply", path)
             with open(os.path.join(self.repo, "net", "x.c")) as f:
@@ -493,7 +493,7 @@ class EndToEndTest(unittest.TestCase):
                            "01-gen-userns-replace-1 SURVIVED\n"
                            "01-gen-errno-swap-1 BAD does not compile\n",
                            "# why these are no wrong answers\n01-gen-userns-replace-1 the same namespace here\n")
-        self.assertIn("answer: solutions/6.12/01-x.patch sha256:%s" % mutate.sha256(self.answer), text)
+        self.assertIn("answer: solutions/01-x.patch sha256:%s" % mutate.sha256(self.answer), text)
         self.assertIn("check: labs/01-x/check sha256:%s" % mutate.sha256(self.check), text)
         self.assertRegex(text, r"(?m)^01-gen-hunk-drop-1 +killed +by a_point b_point")
         self.assertRegex(text, r"(?m)^01-gen-hunk-drop-2 +SURVIVED")
@@ -524,11 +524,31 @@ class EndToEndTest(unittest.TestCase):
             f.write("\n")
         rc, out = run(["stale", "--top", self.top])
         self.assertEqual(rc, 1)
-        self.assertIn("the answer solutions/6.12/01-x.patch changed since", out)
+        self.assertIn("the answer solutions/01-x.patch changed since", out)
         os.remove(self.answer)
         rc, out = run(["stale", "--top", self.top])
         self.assertEqual(rc, 1)
         self.assertIn("lab 01 has no kernel answer on 6.12", out)
+
+
+    def test_one_series(self):
+        """A reworded commit message leaves the answer's digest as it
+        was (the mutants are made from the code); the second base's own
+        answer, where it has one, is its answer, else the series'."""
+        before = mutate.sha256(self.answer)
+        with open(self.answer) as f:
+            text = f.read()
+        with open(self.answer, "w") as f:
+            f.write(text.replace("Subject: [PATCH] the answer", "Subject: [PATCH] the answer, reworded"))
+        self.assertNotEqual(text, open(self.answer).read())
+        self.assertEqual(mutate.sha256(self.answer), before)
+        self.assertEqual(mutate.lab_answers(self.top, "6.1")["01"][0], self.answer)
+        own = os.path.join(self.top, "solutions", "6.1", "01-x.patch")
+        os.makedirs(os.path.dirname(own))
+        with open(own, "w") as f:
+            f.write(text)
+        self.assertEqual(mutate.lab_answers(self.top, "6.1")["01"][0], own)
+        self.assertEqual(mutate.lab_answers(self.top, "6.12")["01"][0], self.answer)
 
 
 class UserSpaceTest(unittest.TestCase):

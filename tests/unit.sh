@@ -39,11 +39,24 @@ fi
 rm -f "$tmp_u"
 
 # --- the kernel bases (lib.sh) --------------------------------------------
-base_of() { env -u BUILD -u KERNEL_DIR -u STEPS_DIR -u SOLUTIONS_DIR "$@" bash -c '. "$1/scripts/lib.sh" && echo "$KERNEL ${STEPS_DIR#"$1"/} ${SOLUTIONS_DIR#"$1"/} ${KERNEL_DIR#"$1"/} $TARBALL"' _ "$top" 2>&1; }
-t_expect "bases: KERNEL=6.12, the main base, is build/linux, with its own patches" \
-	"6.12 kernel-steps/6.12 solutions/6.12 build/linux /usr/src/linux-source-6.12.tar.xz" "$(base_of KERNEL=6.12)"
-t_expect "bases: KERNEL=6.1 is the second, in build/6.1/" \
-	"6.1 kernel-steps solutions build/6.1/linux /usr/src/linux-source-6.1.tar.xz" "$(base_of KERNEL=6.1)"
+base_of() { env -u BUILD -u KERNEL_DIR -u STEPS_DIR -u SOLUTIONS_DIR "$@" bash -c '. "$1/scripts/lib.sh" && echo "$KERNEL ${STEPS_DIR#"$1"/} ${SOLUTIONS_DIR#"$1"/} ${BASE_SUB:--} ${KERNEL_DIR#"$1"/} $TARBALL"' _ "$top" 2>&1; }
+t_expect "bases: KERNEL=6.12, the main base, is build/linux; its patches are the series" \
+	"6.12 kernel-steps solutions - build/linux /usr/src/linux-source-6.12.tar.xz" "$(base_of KERNEL=6.12)"
+t_expect "bases: KERNEL=6.1 is the second, in build/6.1/, with its own patches in 6.1/" \
+	"6.1 kernel-steps solutions 6.1 build/6.1/linux /usr/src/linux-source-6.1.tar.xz" "$(base_of KERNEL=6.1)"
+# one series: a base applies its own patch of a step where it has one, the
+# series' elsewhere, and a step of its own too
+ser=$(mktemp -d)
+mkdir -p "$ser/kernel-steps/6.1" "$ser/solutions/6.1"
+touch "$ser/kernel-steps/01-a.patch" "$ser/kernel-steps/02-b.patch" "$ser/kernel-steps/6.1/02-b.patch" \
+	"$ser/kernel-steps/6.1/03-c.patch" "$ser/solutions/01-a.patch"
+series_of_base() { env -u BUILD -u KERNEL_DIR STEPS_DIR="$ser/kernel-steps" SOLUTIONS_DIR="$ser/solutions" KERNEL="$1" \
+	bash -c '. "$1/scripts/lib.sh" && { base_patches kernel-steps "0*.patch"; base_patches solutions "0*.patch"; } | sed "s#^$2/##" | tr "\n" " "' _ "$top" "$ser"; }
+t_expect "series: the main base applies the series" "kernel-steps/01-a.patch kernel-steps/02-b.patch solutions/01-a.patch " \
+	"$(series_of_base 6.12)"
+t_expect "series: the other base, its own patch in place of the series' one" \
+	"kernel-steps/01-a.patch kernel-steps/6.1/02-b.patch kernel-steps/6.1/03-c.patch solutions/01-a.patch " "$(series_of_base 6.1)"
+rm -rf "$ser"
 # the layout before 6.12 was the main base (6.1 in build/linux, 6.12 in
 # build/6.12/linux), in a course of its own: moved once by lib.sh, with
 # the student's branches, a linked worktree and build/KERNEL
@@ -73,7 +86,7 @@ rm -rf "$lay"
 out=$(base_of KERNEL='6.1; touch /tmp/x')
 t_grep "bases: an unknown KERNEL is refused, by name" "KERNEL=6.1; touch /tmp/x: the course has the bases 6.12 6.1" "$out"
 t_expect "bases: each base has a BASE file naming its package" "linux-source-6.1 linux-source-6.12" \
-	"$(sed -n 's/^package=//p' "$top/kernel-steps/BASE" "$top/kernel-steps/6.12/BASE" | tr '\n' ' ' | sed 's/ $//')"
+	"$(sed -n 's/^package=//p' "$top/kernel-steps/6.1/BASE" "$top/kernel-steps/BASE" | tr '\n' ' ' | sed 's/ $//')"
 
 # --- a fake kernel tree: branches, dirty trees, patches ------------------
 tmp=$(mktemp -d)
