@@ -7,8 +7,6 @@
                           patches change otherwise than its 6.1 patches, and
                           the note of FILE's section "## Lab NN" (why;
                           FILE: TOP/book/bases-6.12.md when it exists)
-    basediff.py summary [--notes FILE] [--top DIR]
-                          one line per lab, for the maintainer
     basediff.py patches [--all] OLD NEW
                           the fragment for two patch files (no note)
     --all                 a table row for every change, the same ones too
@@ -45,7 +43,8 @@ line "## Lab NN" to the next "## " line; a lab whose patches change
 something differently and that has no note gets a warning. When the
 fragment shows lines of an answer, it carries the book's mark
 "<!-- reference-answer -->" (scripts/book.sh and scripts/bookpages.py fold
-the section). The summary also says which commit messages differ.
+the section). Which steps differ at all, step by step, and whether each
+lab that differs has its note, is scripts/rangediff.py's (make range-diff).
 
 Warnings go to stderr as "warning: ..." lines, errors as "error: ..." lines
 with exit status 3 (no patch for the lab, a glob that matches two files).
@@ -567,7 +566,7 @@ def read_notes(path):
     return notes, warnings
 
 
-# --- the summary, for the maintainer ------------------------------------------
+# --- the course's labs ----------------------------------------------------------
 
 def lab_numbers(top):
     """Every lab that has a kernel patch on either base."""
@@ -581,39 +580,11 @@ def lab_numbers(top):
     return sorted(found)
 
 
-def summary_line(lab, has_note, notes=True):
-    parts = []
-    for kind, a, b, its in lab.patches:
-        if a is None or b is None:
-            parts.append("%s only on %s" % (kind, OLD if b is None else NEW))
-            continue
-        what = []
-        for word, pick in (("differs", lambda it: it.kind == "different"),
-                           ("moved", lambda it: it.kind == "same" and it.moved),
-                           ("context", lambda it: it.kind == "same" and not it.moved
-                            and it.context_differs),
-                           ("only " + OLD, lambda it: it.kind == "old"),
-                           ("only " + NEW, lambda it: it.kind == "new")):
-            names = [("%s %s" % (it.path, " -> ".join(dict.fromkeys(
-                c.name for c in (it.old, it.new) if c))))
-                     + (" (reverses the %s)" % it.mirror if it.mirror else "")
-                     for it in its if pick(it)]
-            if names:
-                what.append("%s: %s" % (word, ", ".join(names)))
-        if not what:
-            what.append("same")
-        if bookexcerpt.patch_message(read(a)) != bookexcerpt.patch_message(read(b)):
-            what.append("commit message differs")
-        parts.append("%s %s" % (kind, "; ".join(what)))
-    note = "note" if has_note else ("NO NOTE" if lab.differs() and notes else "-")
-    return "%s  %s  [%s]" % (lab.nn, " | ".join(parts), note)
-
-
 # --- main ---------------------------------------------------------------------
 
 def main(argv):
     p = argparse.ArgumentParser(prog="basediff.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", choices=("lab", "summary", "patches"))
+    p.add_argument("mode", choices=("lab", "patches"))
     p.add_argument("args", nargs="*")
     p.add_argument("--notes", help="the notes file (why), with '## Lab NN' sections "
                    "(default: TOP/%s, when it exists)" % NOTES)
@@ -636,12 +607,6 @@ def main(argv):
                 warnings.append("%s has no section '## Lab %s': say why lab %s's %s patches "
                                 "differ" % (o.notes, lab.nn, lab.nn, NEW))
             sys.stdout.write(fragment(lab, note, every=o.all))
-        elif o.mode == "summary" and not o.args:
-            labs = lab_numbers(o.top)
-            for nn in labs:
-                print(summary_line(Lab.load(o.top, nn), nn in notes, bool(o.notes)))
-            for nn in sorted(set(notes) - set(labs)):
-                warnings.append("%s: a note for lab %s, which has no patches" % (o.notes, nn))
         elif o.mode == "patches" and len(o.args) == 2:
             lab = Lab("--", [("patch", o.args[0], o.args[1])])
             sys.stdout.write(fragment(lab, paths=False, every=o.all))

@@ -21,7 +21,8 @@ and an error, for which the exit status is 1, when a step's change differs
 and the other base has no patch of its own (its tags are stale, or were made
 otherwise), when it has one that the series' change makes needless, when
 the lab of an own patch has no section "## Lab NN" in the notes (FILE,
-default TOP/book/bases-MAIN.md: why the bases differ there), or when the
+default TOP/book/bases-MAIN.md: why the bases differ there), when a lab
+with no own patch has one (a note the series has made stale), or when the
 two lines do not pair one to one in order. Standard library only.
 """
 
@@ -88,6 +89,11 @@ def compare(rows, names, top, other, noted):
                 what += "  ERROR: lab %s has no section '## Lab %s' in the base notes" % (lab_of(name), lab_of(name))
                 bad += 1
         out.append("  %-55s %s" % (name, what))
+    owned = {lab_of(n) for n in names if os.path.exists(own_path(top, other, n))}
+    for lab in sorted(set(noted) - owned):
+        out.append("  ERROR: the base notes have a section '## Lab %s', and every step of lab %s is "
+                   "the series' change on both bases: drop it, or say why in the lab's README" % (lab, lab))
+        bad += 1
     for r in rows[len(names):]:
         out.append("  %-55s NOT PAIRED (range-diff: %s)" % ("(no course file)", " ".join(r[:3])))
         bad += 1

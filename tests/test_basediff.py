@@ -3,7 +3,7 @@
 bases compared definition by definition (the same change with moved lines, a
 different change, an answer that reverses its rewind, a change that moved to
 another function, a file or a patch on one base only), the Markdown fragment,
-the notes and the summary. The fixtures are a small course of their own,
+and the notes. The fixtures are a small course of their own,
 tests/fixtures/basediff/ (kernel-steps/ and solutions/, 6.12's, their 6.1/ folders and
 notes.md), with labs 91 to 96: numbers of no real lab, which
 scripts/renumber.py leaves alone."""
@@ -244,26 +244,6 @@ class Notes(unittest.TestCase):
         self.assertTrue(any("no headings of its own" in w for w in warnings))
         self.assertTrue(any("must be '## Lab NN'" in w for w in warnings))
         self.assertTrue(any("two sections for lab 91" in w for w in warnings))
-
-
-class Summary(unittest.TestCase):
-
-    def test_every_lab_one_line(self):
-        rc, out, err = run("summary", "--top", FX, "--notes", NOTES)
-        self.assertEqual((rc, err), (0, ""))
-        lines = out.splitlines()
-        self.assertEqual([line[:2] for line in lines], ["91", "92", "93", "94", "95", "96"])
-        self.assertIn("rewind context: fs/demo.c demo_read", lines[0])
-        self.assertTrue(lines[0].endswith("[-]"))
-        self.assertIn("answer differs: fs/attr.c chown_ok (reverses the rewind)", lines[1])
-        self.assertTrue(lines[1].endswith("[note]"))
-        self.assertIn("rewind only 6.12: fs/b.c g", lines[2])
-        self.assertTrue(lines[2].endswith("[NO NOTE]"))
-        self.assertIn("answer only on 6.1", lines[3])
-        self.assertIn("scaffold moved: fs/d.c make_inode -> init_inode", lines[4])
-        self.assertIn("rewind only 6.12: fs/p.c p_ioctl; commit message differs |", lines[5])
-        self.assertIn("scaffold only 6.12: fs/p.c p_ioctl |", lines[5])
-        self.assertIn("(reverses the rewind and scaffold)", lines[5])
 
 
 class OneSeries(unittest.TestCase):

@@ -46,7 +46,10 @@ class Compare(unittest.TestCase):
         kind, rest = name.split("/", 1)
         open(os.path.join(self.top, kind, "6.1", rest), "w").close()
 
-    def compare(self, text, noted=("01",)):
+    def compare(self, text, noted=None):
+        if noted is None:
+            noted = ("01",) if os.listdir(os.path.join(self.top, "solutions", "6.1")) or \
+                os.listdir(os.path.join(self.top, "kernel-steps", "6.1")) else ()
         lines, bad = rangediff.compare(rangediff.parse(text), NAMES, self.top, "6.1", set(noted))
         return lines, bad
 
@@ -80,6 +83,11 @@ class Compare(unittest.TestCase):
         lines, bad = self.compare(out(SAME, SAME, CHANGED), noted=())
         self.assertEqual(bad, 1)
         self.assertIn("lab 01 has no section '## Lab 01'", lines[2])
+
+    def test_a_note_for_a_lab_the_series_covers(self):
+        lines, bad = self.compare(out(SAME, SAME, SAME), noted=("01",))
+        self.assertEqual(bad, 1)
+        self.assertIn("a section '## Lab 01'", lines[-2])
 
     def test_unpaired_steps(self):
         text = out(SAME, SAME) + " 3:  1111111 < -:  ------- subject 3\n -:  ------- > 3:  2222222 subject 3\n"
