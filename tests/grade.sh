@@ -8,8 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # fixture NAME: the submission NAME for the base under test: its own,
 # fixtures/grade/$KERNEL/NAME.patch, where the base's code differs (lab 1's
-# fs/exec.c on 6.12), else fixtures/grade/NAME.patch (6.1's, and those of
-# any base: lab 18's, a check's, not a patch at all)
+# fs/exec.c on 6.1), else fixtures/grade/NAME.patch (the main base's, and
+# those of any base: lab 18's, a check's, not a patch at all)
 fixture() { grade_fixture "$1"; }
 export NO_COLOR=1 GRADE_DIR=$BUILD/test/grade GRADE_OUT=$BUILD/test/grade/results
 export GRADE_BOOT_TIMEOUT=${GRADE_BOOT_TIMEOUT:-25} GRADE_CHECK_TIMEOUT=15

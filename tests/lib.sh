@@ -27,7 +27,8 @@ t_summary() {
 
 # grade_fixture NAME: the grader's test submission NAME for the base in
 # KERNEL: tests/fixtures/grade/KERNEL/NAME.patch when the base has its own,
-# else the 6.1 one (tests/grade.sh, tests/workflows.sh)
+# else the main base's, tests/fixtures/grade/NAME.patch (tests/grade.sh,
+# tests/workflows.sh)
 grade_fixture() {
 	local d=$TOP/tests/fixtures/grade
 	if [ -f "$d/$KERNEL/$1.patch" ]; then

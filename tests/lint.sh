@@ -52,7 +52,7 @@ fi
 # has at least three (their builds and boots are in the staircase)
 mbad="" few=""
 # (a base's own version, tests/mutants/BASE/NAME.patch, the same checks, and
-# the same subject and point as its 6.1 file)
+# the same subject and point as the main base's file)
 for m in tests/mutants/[0-9][0-9]-*.patch tests/mutants/*/[0-9][0-9]-*.patch; do
 	[ -e "$m" ] || continue
 	n=$(basename "$m" | cut -c1-2)

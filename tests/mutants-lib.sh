@@ -136,17 +136,17 @@ cost_summary() {
 # would have it), built into a guest of its own and tested on the
 # lab-NN-start kernel as make grade tests it.
 #
-# The mutants are written on 6.1. Where a base's code differs so that one
-# does not apply or build there, tests/mutants/KERNEL/NAME.patch (say
-# tests/mutants/6.12/01-init-ns.patch) is the same wrong answer carried to
-# that base, with the same header: mutant_file picks it for the base being
-# tested. The names are still those of tests/mutants/*.patch; a base's file
+# The mutants are written on the main base (6.12), as the series is. Where
+# the second base's code differs so that one does not apply or build
+# there, tests/mutants/KERNEL/NAME.patch (say tests/mutants/6.1/01-init-ns.patch)
+# is the same wrong answer carried to that base, with the same header:
+# mutant_file picks it for the base being tested. The names are still those of tests/mutants/*.patch; a base's file
 # without that counterpart is never run, and is reported as an ORPHAN row.
 mdir=$TOP/tests/mutants
 mrows="" mbad=0 mcount=0 mlist=()
 mutant_row() { mrows="$mrows$(printf '  %-30s %-9s %s' "$1" "$2" "$3")"$'\n'; }
 # mutant_file NAME: the patch of mutant NAME for the base in KERNEL, its own
-# (tests/mutants/KERNEL/NAME.patch) if it has one, else the 6.1 one
+# (tests/mutants/KERNEL/NAME.patch) if it has one, else the main base's
 mutant_file() {
 	if [ -f "$mdir/$KERNEL/$1.patch" ]; then
 		echo "$mdir/$KERNEL/$1.patch"
@@ -181,7 +181,7 @@ mutants_queue() { # [NN...]: queue the mutants of these labs (all by default)
 		mlist+=("$n $(basename "$m" .patch)")
 		mcount=$((mcount + 1))
 	done
-	# a base's own version of a mutant that has no 6.1 file: never run
+	# a base's own version of a mutant that has no main file: never run
 	for m in "$mdir"/*/[0-9][0-9]-*.patch; do
 		[ -e "$m" ] || continue
 		n=$(basename "$m" | cut -c1-2)

@@ -114,7 +114,7 @@ class OnTheCourse(unittest.TestCase):
                                            "%02d-%s" % (last, before[-2][3:])])
         chapters = sorted(os.listdir(os.path.join(top, "book", "chapters")))
         self.assertEqual([c[:-3] for c in chapters], labs)
-        # (a base's own mutants, tests/mutants/6.12/NN-*.patch, move too)
+        # (a base's own mutants, tests/mutants/6.1/NN-*.patch, move too)
         for _d, _subdirs, files in os.walk(os.path.join(top, "tests", "mutants")):
             for f in files:
                 self.assertTrue(any(d.startswith(f[:3]) for d in labs), f)
