@@ -80,9 +80,15 @@ printf '%s\n' 'root::0:0:99999:7:::' 'student::0:0:99999:7:::' 'nobody:*:0:0:999
 chmod 600 "$root/etc/shadow"
 printf 'export PS1='"'"'\\u@\\h:\\w\\$ '"'"'\nexport PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin\n' >"$root/etc/profile"
 chmod 755 "$root/init"
+# the check, and what the guest needs of lab.conf (its time limits),
+# generated as lab.env by the one reader of lab.conf (scripts/labconf.py,
+# through lab_conf): the guest does not parse lab.conf itself
+labconf_load
 while read -r dir; do
 	mkdir -p "$root/labs/$(basename "$dir")"
-	cp "$dir/check" "$dir/lab.conf" "$root/labs/$(basename "$dir")/"
+	cp "$dir/check" "$root/labs/$(basename "$dir")/"
+	printf 'TIMEOUT=%s\nPOINT_TIMEOUT=%s\n' "$(lab_conf "$(lab_num "$dir")" TIMEOUT)" \
+		"$(lab_conf "$(lab_num "$dir")" POINT_TIMEOUT)" >"$root/labs/$(basename "$dir")/lab.env"
 	[ -f "$dir/demo.sh" ] && cp "$dir/demo.sh" "$root/labs/$(basename "$dir")/demo.sh"
 done < <(lab_dirs)
 

@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import ktap  # noqa: E402  (scripts/ktap.py, beside this file)
+import labconf  # noqa: E402  (scripts/labconf.py: a lab's declarations)
 
 
 def labs_dir():
@@ -437,69 +438,18 @@ def lab_path(lab):
     return None
 
 
-CONF_LINE = re.compile(r'^([A-Z_][A-Z0-9_]*)=(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|(\S*))\s*(?:#.*)?$')
-
-
 def lab_conf(lab):
-    """lab.conf as a dict: KEY="value" lines (it is also shell)."""
-    out = {}
-    p = lab_path(lab)
-    if not p:
-        return out
-    with open(os.path.join(p, "lab.conf"), encoding="utf-8") as f:
-        for line in f:
-            m = CONF_LINE.match(line.strip())
-            if m:
-                v = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None \
-                    else m.group(4)
-                out[m.group(1)] = re.sub(r"\\(.)", r"\1", v) if m.group(2) is not None else v
-    return out
-
-
-POINT_CALL = re.compile(r'^\s*(expect|expect_xfail|ktap_skip|ktap_needs)\s+"([A-Za-z0-9_.-]+)"')
-DECL = re.compile(r"^\s*#@\s*(.*?)\s*$")
+    """lab.conf as a dict, as written (scripts/labconf.py reads it: the
+    one reader of a lab's declarations)."""
+    return labconf.read(lab) if lab_path(lab) else {}
 
 
 def check_points(lab):
-    """[(name, weight, kind)] of a lab's check, in order, from its source:
-    each point is an expect "NAME" ... call, and a '#@' line just above it
-    declares it, as xv6's @test(points) does:
-
-      #@ points 2        this point weighs 2 (1 when nothing is said)
-      #@ guard           this point passes before any change: it earns
-                         nothing, and when it fails the lab scores 0
-    """
+    """[(name, weight, kind)] of a lab's check, in order: scripts/labconf.py
+    points(), which explains the '#@' declarations; a ValueError for a
+    point the scorer could not see."""
     p = lab_path(lab)
-    if not p or not os.path.exists(os.path.join(p, "check")):
-        return []
-    out, decl = [], {}
-    with open(os.path.join(p, "check"), encoding="utf-8") as f:
-        for line in f:
-            d = DECL.match(line)
-            if d:
-                words = d.group(1).split()
-                if words and words[0] == "guard":
-                    decl["guard"] = True
-                elif len(words) == 2 and words[0] == "points" and re.match(r"^[0-9]+(\.[0-9]+)?$",
-                                                                            words[1]):
-                    decl["points"] = float(words[1])
-                else:
-                    raise ValueError("%s/check: unknown declaration '#@ %s'" % (p, d.group(1)))
-                continue
-            m = POINT_CALL.match(line)
-            if m and any(m.group(2) == o[0] for o in out):
-                # the same point again: a skip on one base, an expect
-                # on the other (lab 5's check); the first line declares it
-                decl = {}
-                continue
-            if m:
-                kind = "guard" if decl.get("guard") else "point"
-                w = decl.get("points", 1.0)
-                if kind == "guard" and "points" in decl:
-                    raise ValueError("%s/check: %s is a guard: it earns no points" % (p, m.group(2)))
-                out.append((m.group(2), w, kind))
-                decl = {}
-    return out
+    return labconf.points(p) if p else []
 
 
 # --- scores ------------------------------------------------------------------
@@ -601,6 +551,19 @@ def staircase_scores(logdir):
         if passing != declared:
             bad.append("guards declared (#@ guard) %s, but the points passing at lab-%s-start "
                        "are %s" % (declared or "none", n, passing or "none"))
+        # what the check printed and what the scorer sees are the same
+        # points: one printed otherwise (from a loop, a helper) would
+        # count for nothing
+        seen = [name for name, _w, _k in check_points(n)]
+        for tag in ("start", "done"):
+            printed = list(got[tag][n][1])
+            extra = [x for x in printed if x not in seen]
+            if extra:
+                bad.append("at lab-%s-%s the check printed point(s) the scorer does not see: %s "
+                           "(labconf.py points %s lists what it sees)" % (n, tag, ", ".join(extra), n))
+            unseen = [x for x in seen if x not in printed]
+            if unseen and got[tag][n][0] not in ("TIMEOUT", "MISSING"):
+                bad.append("at lab-%s-%s the check never printed: %s" % (n, tag, ", ".join(unseen)))
         lines.append("  lab %s: start %.2f, done %.2f / %g, %d guard(s)%s" %
                      (n, s0["score"], s1["score"], s1["max"], len(declared),
                       "" if not bad else "  WRONG"))

@@ -203,15 +203,50 @@ lab_dir() {
 # lab_num labs/NN-slug -> NN
 lab_num() { basename "$1" | cut -c1-2; }
 
-# lab_conf N KEY [default]: a value from labs/NN-*/lab.conf
+# labconf_cache: the file of every lab's lab.conf values, as
+# scripts/labconf.py (the one reader of a lab's declarations) reads them:
+# shell assignments labconf_NN_KEY='value'. Named by what it was made from
+# (LABS_DIR, and each lab.conf's name, size and time, and labconf.py's), so
+# a changed lab.conf makes a new one; a Python start per value would cost
+# a tenth of a second, the file a few milliseconds.
+labconf_cache() {
+	local key d
+	if [ "${_labconf_dir-}" = "$LABS_DIR" ] && [ -f "${_labconf_file-}" ]; then
+		printf '%s\n' "$_labconf_file"
+		return
+	fi
+	d=$TOP/build/labconf
+	key=$( { printf '%s\n' "$LABS_DIR"; stat -c '%n %s %Y' "$LABS_DIR"/*/lab.conf "$TOP/scripts/labconf.py" 2>/dev/null; } | cksum | cut -d' ' -f1)
+	if [ ! -f "$d/$key.sh" ]; then
+		mkdir -p "$d"
+		python3 "$TOP/scripts/labconf.py" cache "$LABS_DIR" "$d/$key.sh" >&2 || return 1
+	fi
+	printf '%s\n' "$d/$key.sh"
+}
+# labconf_load: find the cache once in this shell, for a loop of lab_conf
+# calls (each in a subshell of its own would look again)
+labconf_load() {
+	_labconf_file=$(labconf_cache) && _labconf_dir=$LABS_DIR
+}
+
+# lab_conf N KEY [default]: a value of labs/NN-*/lab.conf (scripts/labconf.py
+# keys lists them), else DEFAULT, else the key's own default
 lab_conf() {
-	local dir key=$2 def=${3:-}
+	local dir n key=$2 def=${3:-} cache v
+	case $key in "" | *[!A-Z_]*) die "lab_conf: '$key' is no key of lab.conf" ;; esac
 	dir=$(lab_dir "$1") || return 1
-	(
-		# shellcheck disable=SC1091
-		. "$dir/lab.conf"
-		eval "printf '%s\n' \"\${$key:-\$def}\""
-	)
+	n=${dir##*/} n=${n:0:2}
+	cache=$(labconf_cache) || return 1
+	# shellcheck disable=SC1090 # written by labconf.py, values quoted
+	. "$cache"
+	eval "v=\${labconf_${n}_${key}-UNSET}"
+	if [ "$v" = UNSET ]; then
+		[ -f "$dir/lab.conf" ] || return 1
+		die "lab_conf: $key is no key of lab.conf (scripts/labconf.py keys)"
+	fi
+	[ -n "$v" ] || v=$def
+	[ -n "$v" ] || v=$(python3 "$TOP/scripts/labconf.py" get "$dir" "$key")
+	printf '%s\n' "$v"
 }
 
 # The kernel step a lab's check needs (lab.conf NEEDS_STEP, default: its own number).

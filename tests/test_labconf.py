@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of scripts/labconf.py, the one reader of a lab's declarations:
+lab.conf in its one form, the points of a check (and what the scorer could
+not see), the shell cache lib.sh reads and the guest's lab.env."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import labconf  # noqa: E402
+
+CONF = 'TITLE="A lab"\nSERIES="s"\nUPSTREAM="u"\nPOINTS=10\n'
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.labs = os.path.join(self.d, "labs")
+        os.makedirs(self.labs)
+
+    def tearDown(self):
+        shutil.rmtree(self.d, ignore_errors=True)
+
+    def lab(self, nn, conf=CONF, check=None):
+        p = os.path.join(self.labs, "%s-x" % nn)
+        os.makedirs(p, exist_ok=True)
+        with open(os.path.join(p, "lab.conf"), "w") as f:
+            f.write(conf)
+        if check is not None:
+            with open(os.path.join(p, "check"), "w") as f:
+                f.write(check)
+        return p
+
+
+class Parse(Base):
+    def test_the_forms(self):
+        c = labconf.parse('# c\n\nTITLE="a \\"b\\" c"\nSEED=000\nHINT=\'x $y\'\nFILES="a b"  # files\n')
+        self.assertEqual(c, {"TITLE": 'a "b" c', "SEED": "000", "HINT": "x $y", "FILES": "a b"})
+
+    def test_errors_name_the_line(self):
+        for text, msg in (('TITLE="a"\nTITEL="b"\n', "lab.conf:2: TITEL is no key"),
+                          ('TITLE=$(id)\n', "lab.conf:1: not KEY="),
+                          ('export TITLE=a\n', "lab.conf:1: not KEY="),
+                          ('TIMEOUT="1m"\n', "TIMEOUT must be a whole number"),
+                          ('TITLE=a\nTITLE=b\n', "lab.conf:2: TITLE is set twice"),
+                          ('TITLE="a `id`"\n', "not KEY=")):
+            with self.subTest(text=text):
+                with self.assertRaises(labconf.LabError) as e:
+                    labconf.parse(text)
+                self.assertIn(msg, str(e.exception))
+
+    def test_get_and_defaults(self):
+        p = self.lab("07", CONF + "TIMEOUT=30\n")
+        self.assertEqual(labconf.get(p, "TIMEOUT"), "30")
+        self.assertEqual(labconf.get(p, "POINT_TIMEOUT"), "20")
+        self.assertEqual(labconf.get(p, "NEEDS_STEP"), "7")
+        self.assertEqual(labconf.get(p, "USERSPACE", "none"), "none")
+        with self.assertRaises(labconf.LabError):
+            labconf.get(p, "NOPE")
+
+
+class Points(Base):
+    def test_declarations(self):
+        p = self.lab("03", check='ktap_plan 3\n#@ guard\nexpect "a" x true\n#@ points 2\n'
+                                 'expect "b" y true\nktap_skip "c" why\nexpect "c" z true\n')
+        self.assertEqual(labconf.points(p), [("a", 1.0, "guard"), ("b", 2.0, "point"), ("c", 1.0, "point")])
+
+    def test_a_point_the_scorer_cannot_see(self):
+        for check, msg in (('ktap_plan 2\nexpect "a" x true\nfor i in 1 2; do\n\texpect "b$i" y true\ndone\n',
+                            "check:4: expect with a name that is not a literal"),
+                           ('ktap_plan 1\nck() { expect "$1" "$2" true; }\nck a b\n', "check:2: expect with a name"),
+                           ('ktap_plan 3\nexpect "a" x true\nexpect "b" y true\necho "ok 3 c"\n',
+                            "ktap_plan 3, and the scorer sees 2 point(s)"),
+                           ('ktap_plan 1\n#@ pointz 3\nexpect "a" x true\n', "unknown declaration"),
+                           ('ktap_plan 1\n#@ guard\n#@ points 2\nexpect "a" x true\n', "a is a guard"),
+                           ('ktap_plan 1\nexpect "a" x true\n#@ guard\n', "no point after it")):
+            with self.subTest(check=check):
+                p = self.lab("04", check=check)
+                with self.assertRaises(ValueError) as e:
+                    labconf.points(p)
+                self.assertIn(msg, str(e.exception))
+
+    def test_lint(self):
+        self.lab("01", check='ktap_plan 1\nexpect "a" x true\n')
+        self.lab("02", 'TITLE="t"\n', check='ktap_plan 1\nexpect "a" x true\n')
+        self.lab("03", CONF + "BOGUS=1\n")
+        self.assertEqual(labconf.lint(self.labs), ["02-x/lab.conf: SERIES is not set",
+                                                   "02-x/lab.conf: UPSTREAM is not set",
+                                                   "%s:5: BOGUS is no key of lab.conf (labconf.py keys)"
+                                                   % os.path.join(self.labs, "03-x", "lab.conf")])
+
+    def test_the_course_lints_clean(self):
+        self.assertEqual(labconf.lint(os.path.join(TOP, "labs")), [])
+
+
+class Shell(Base):
+    def test_cache_is_quoted_shell(self):
+        self.lab("01", 'TITLE="it\'s"\nSERIES="s"\nUPSTREAM="u"\nHINT=\'$(touch x) `touch x`\'\n')
+        out = os.path.join(self.d, "cache.sh")
+        self.assertEqual(labconf.main(["labconf.py", "cache", self.labs, out]), 0)
+        r = subprocess.run(["sh", "-c", '. "$1" && printf "%s|%s|%s" "$labconf_01_TITLE" "$labconf_01_POINTS" '
+                            '"$labconf_01_HINT"', "sh", out], capture_output=True, text=True, cwd=self.d)
+        self.assertEqual(r.stdout, "it's||$(touch x) `touch x`")
+        self.assertFalse(os.path.exists(os.path.join(self.d, "x")))
+
+    def test_lib_sh_asks_through_the_cache(self):
+        self.lab("01", CONF + "TIMEOUT=30\n")
+        env = dict(os.environ, LABS_DIR=self.labs)
+        env.pop("KERNEL", None)
+
+        def ask(*a):
+            return subprocess.run(["bash", "-c", '. "$1/scripts/lib.sh" && lab_conf "${@:2}"', "_", TOP] + list(a),
+                                  capture_output=True, text=True, env=env)
+        self.assertEqual(ask("1", "TIMEOUT", "60").stdout, "30\n")
+        self.assertEqual(ask("1", "POINT_TIMEOUT").stdout, "20\n")
+        self.assertEqual(ask("1", "NEEDS_STEP").stdout, "1\n")
+        with open(os.path.join(self.labs, "01-x", "lab.conf"), "a") as f:
+            f.write("POINT_TIMEOUT=7\n")
+        self.assertEqual(ask("1", "POINT_TIMEOUT").stdout, "7\n")
+        r = ask("1", "NOPE")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("NOPE is no key of lab.conf", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
