@@ -353,7 +353,7 @@ else
 	n=$(printf '%s\n' "$log" | grep -c 'warning: book:.*chapters/01-suid-unmapped.md:' || true)
 	t_expect "a broken chapter: each bad directive is named with its line" 9 "$n"
 	t_grep "a broken name anchor: a hunk, named with the patch and the name" \
-		'01-suid-unmapped.md:7: solutions/01-userns-ignore-unmapped-setid.patch: no hunk changes .no_such_function.' "$log"
+		'01-suid-unmapped.md:7: solutions/6.1/01-userns-ignore-unmapped-setid.patch: no hunk changes .no_such_function.' "$log"
 	t_grep "a broken name anchor: a function, named with the file and the name" \
 		"01-suid-unmapped.md:8: labs/01-suid-unmapped/suid-exec.c: no function 'no_such_fn'" "$log"
 	t_grep "a broken name anchor: a marker, named with the file and the name" \
