@@ -77,6 +77,14 @@ h=$(cat "$html")
 # every page, for the checks that do not care which page
 all=$(cat "$out"/*.html)
 
+# one series: a quote names the patch 6.1 applies (its own where it keeps
+# one, else the series'), and shows no line numbers, true on both bases
+t_grep "series: a step 6.1 keeps on its own is quoted from kernel-steps/6.1/ or solutions/6.1/" \
+	'From <code>solutions/6\.1/01-[a-z-]+\.patch</code>' "$(tr '\n' ' ' <"$out/lab-01.html" 2>/dev/null)"
+t_grep "series: a step both bases share is quoted from the series" \
+	'From <code>solutions/02-[a-z-]+\.patch</code>' "$(tr '\n' ' ' <"$out/lab-02.html" 2>/dev/null)"
+t_expect "series: no quoted hunk header gives line numbers" "" \
+	"$(printf '%s\n' "$all" | grep -E '^(<span[^>]*>)?@@ -[0-9]' | head -3)"
 t_grep "html: a table of contents" '<nav id="TOC"' "$h"
 t_grep "html: the contents list the introduction and the course map" 'href="course-map.html"' "$h"
 chapters=0
