@@ -66,7 +66,7 @@ KEYS = {
     "STUDENT_APPEND": ("", "kernel command line words that make the guest test the "
                            "student's program (a user-space lab)"),
 }
-REQUIRED = ("TITLE", "SERIES", "UPSTREAM")
+REQUIRED = ("TITLE", "SERIES", "UPSTREAM", "FILES", "POINTS", "HINT")
 NUMBERS = ("POINTS", "TIMEOUT", "POINT_TIMEOUT", "NEEDS_STEP")
 GUEST = ("TIMEOUT", "POINT_TIMEOUT")
 

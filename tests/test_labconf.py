@@ -14,7 +14,7 @@ TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import labconf  # noqa: E402
 
-CONF = 'TITLE="A lab"\nSERIES="s"\nUPSTREAM="u"\nPOINTS=10\n'
+CONF = 'TITLE="A lab"\nSERIES="s"\nUPSTREAM="u"\nFILES="f.c"\nPOINTS=10\nHINT="h"\n'
 
 
 class Base(unittest.TestCase):
@@ -89,9 +89,9 @@ class Points(Base):
         self.lab("01", check='ktap_plan 1\nexpect "a" x true\n')
         self.lab("02", 'TITLE="t"\n', check='ktap_plan 1\nexpect "a" x true\n')
         self.lab("03", CONF + "BOGUS=1\n")
-        self.assertEqual(labconf.lint(self.labs), ["02-x/lab.conf: SERIES is not set",
-                                                   "02-x/lab.conf: UPSTREAM is not set",
-                                                   "%s:5: BOGUS is no key of lab.conf (labconf.py keys)"
+        self.assertEqual(labconf.lint(self.labs), ["02-x/lab.conf: %s is not set" % k for k in
+                                                   ("SERIES", "UPSTREAM", "FILES", "POINTS", "HINT")] +
+                                                  ["%s:7: BOGUS is no key of lab.conf (labconf.py keys)"
                                                    % os.path.join(self.labs, "03-x", "lab.conf")])
 
     def test_the_course_lints_clean(self):

@@ -227,8 +227,16 @@ t_expect "guest ktap.sh: an output is shown once per check" 1 "$(printf '%s\n' "
 t_grep "guest ktap.sh: ... and the later point says where it is" '^# \(the same output as point 1, above\)$' "$out"
 t_grep "guest ktap.sh: ... a different output is shown" '^# other$' "$out"
 
-# --- the course map is generated from lab.conf ---------------------------
 unset KERNEL_DIR STEPS_DIR SOLUTIONS_DIR BUILD LABS_DIR
+# --- a lab's declarations: lab.conf (its keys) and its check's points, as
+# scripts/labconf.py (their one reader) sees them --------------------------
+if out=$(python3 "$top/scripts/labconf.py" lint 2>&1); then
+	t_ok "labconf: every lab.conf in its one form, with its keys, and every point visible to the scorer"
+else
+	t_fail "labconf lint" "$out"
+fi
+
+# --- the course map is generated from lab.conf ---------------------------
 if diff -u "$top/labs/README.md" <("$top/scripts/course-map.sh") >/dev/null; then
 	t_ok "labs/README.md is the current course map"
 else
@@ -238,13 +246,12 @@ for d in "$top"/labs/[0-9][0-9]-*/; do
 	miss=""
 	for f in README.md lab.conf check; do [ -f "$d/$f" ] || miss="$miss $f"; done
 	[ "$(grep -c '^## Hint ' "$d/hints.md" 2>/dev/null)" -ge 3 ] 2>/dev/null || miss="$miss hints.md(3+ hints)"
-	for k in TITLE SERIES FILES POINTS HINT; do grep -q "^$k=" "$d/lab.conf" 2>/dev/null || miss="$miss $k"; done
-	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf (with its keys), check and hints"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
+	if [ -z "$miss" ]; then t_ok "lab $(basename "$d"): README, lab.conf, check and hints"; else t_fail "lab $(basename "$d") lacks:$miss"; fi
 	# every test point of the check is in the README, by its name: a
 	# student reads there what each point does (a point added to a check
 	# alone is one nobody documented)
 	miss=""
-	for p in $(sed -n 's/^[[:space:]]*\(expect\|expect_xfail\|ktap_skip\|ktap_needs\)[[:space:]]\+"\([A-Za-z0-9_.-]*\)".*/\2/p' "$d/check" 2>/dev/null | sort -u); do
+	for p in $(python3 "$top/scripts/labconf.py" points "$d" 2>/dev/null | cut -d' ' -f1); do
 		grep -qF "\`$p\`" "$d/README.md" 2>/dev/null || miss="$miss $p"
 	done
 	if [ -z "$miss" ]; then
