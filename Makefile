@@ -13,19 +13,18 @@ override SUB := $(value SUB)
 override DIR := $(value DIR)
 override LAB := $(value LAB)
 override TAG := $(value TAG)
-override N := $(value N)
-override NAME := $(value NAME)
+override SLUG := $(value SLUG)
 # KERNEL=6.1: the course on Debian 12's own kernel (default: 6.12, Debian
 # stable's, on Debian 12 too; make lab-N KERNEL=... remembers it). Checked
 # by scripts/lib.sh.
 override KERNEL := $(value KERNEL)
-export SUB DIR LAB TAG N NAME
+export SUB DIR LAB TAG SLUG
 ifneq ($(KERNEL),)
 export KERNEL
 endif
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack new-lab port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack new-lab help-settings port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -133,8 +132,11 @@ stack: ## maintainers: the course's patches as commits on a branch of build/linu
 export-stack: ## maintainers: write kernel-steps/ and solutions/ back from that branch (then make tree, make test)
 	@$(S)/stack.sh export "$${BRANCH-}"
 
-new-lab: ## maintainers: a new lab's files to fill in, labs/NN-NAME/ (N=NN NAME=slug; a number in the middle moves the later labs up)
-	@$(S)/new-lab.sh "$${N-}" "$${NAME-}"
+new-lab: ## maintainers: a new lab's files to fill in, labs/NN-SLUG/ (LAB=NN SLUG=name; a number in the middle moves the later labs up)
+	@$(S)/new-lab.sh "$${LAB-}" "$${SLUG-}"
+
+help-settings: ## every setting the scripts read (environment or make's command line): its default and what it does
+	@python3 $(S)/settings.py list
 
 port: ## maintainers: carry a change (git commit --fixup on BRANCH, default stack) to the other base's stack, fold it in on both, export both
 	@$(S)/stack.sh port "$${BRANCH-}"

@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# A new lab's files, to fill in: make new-lab N=NN NAME=slug.
+# A new lab's files, to fill in: make new-lab LAB=NN SLUG=name.
 #
-#   new-lab.sh N NAME
+#   new-lab.sh N SLUG
 #
 # N is the new lab's number: after the last lab, or in the middle (the labs
-# from N on move up by one first, scripts/renumber.py insert N). NAME is its
-# folder's slug (lower case, digits, '-'). Writes labs/NN-NAME/ (README.md,
+# from N on move up by one first, scripts/renumber.py insert N). SLUG is its
+# folder's name (lower case, digits, '-'). Writes labs/NN-SLUG/ (README.md,
 # lab.conf, check, hints.md, demo.sh), each with what to write marked
 # "TODO", and the course map; nothing else. The kernel steps are commits on
 # the main base's stack (HACKING.md, "Adding a lab"), three mutants go to
-# tests/mutants/, a chapter to book/chapters/NN-NAME.md: make test names
+# tests/mutants/, a chapter to book/chapters/NN-SLUG.md: make test names
 # what is still missing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || die "usage: make new-lab N=NN NAME=slug (scripts/new-lab.sh N NAME)"
-case $1 in "" | *[!0-9]*) die "N must be a number, not '$1'" ;; esac
-case $2 in "" | *[!a-z0-9-]* | -*) die "NAME must be lower case letters, digits and '-', not '$2'" ;; esac
+[ $# -eq 2 ] || die "usage: make new-lab LAB=NN SLUG=name (scripts/new-lab.sh N SLUG)"
+case $1 in "" | *[!0-9]*) die "LAB must be the new lab's number, not '$1' (make new-lab LAB=NN SLUG=name)" ;; esac
+case $2 in "" | *[!a-z0-9-]* | -*) die "SLUG must be lower case letters, digits and '-', not '$2' (make new-lab LAB=NN SLUG=name)" ;; esac
 n=$(printf '%02d' "$((10#$1))")
 [ "$((10#$n))" -ge 1 ] || die "labs are numbered from 1"
 last=0
 while read -r d; do last=$((10#$(lab_num "$d"))); done < <(lab_dirs)
-[ "$((10#$n))" -le $((last + 1)) ] || die "lab $n would leave a gap: the last lab is $last (N=$((last + 1)) adds one after it)"
+[ "$((10#$n))" -le $((last + 1)) ] || die "lab $n would leave a gap: the last lab is $last (LAB=$((last + 1)) adds one after it)"
 [ -z "$(git -C "$TOP" status --porcelain)" ] ||
 	die "commit or stash your changes first: a new lab may renumber the others, and git checkout . undoes it"
 if [ "$((10#$n))" -le "$last" ]; then
