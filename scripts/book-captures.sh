@@ -18,6 +18,7 @@
 # guest and running the demo under QEMU.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/qemu-outcomes.sh"
 # The book's captures are the main base's, whichever base the student uses
 if [ "$KERNEL" != "$MAIN_BASE" ]; then
 	[ -n "${CAPTURES_BASE_SAID:-}" ] || info "the book's captures are made on the main base, $MAIN_BASE (not $KERNEL)"
@@ -133,7 +134,7 @@ for item in "${todo[@]}"; do
 	info "lab $n at $step: running the demo in the guest (log: ${log#"$TOP"/})"
 	rc=0
 	"$TOP/scripts/run-qemu.sh" --demo --labs "$n" --log "$log" || rc=$?
-	[ "$rc" -eq 0 ] || die "the guest did not finish the demo of lab $n at $step (exit $rc): see $log"
+	[ "$rc" -eq "$QEMU_OK" ] || die "the guest did not finish the demo of lab $n at $step ($(qemu_outcome "$rc")): see $log"
 	# The lines between the markers; kernel messages ("[    1.23] ...") are dropped.
 	awk -v b="### demo lab-$n" -v e="### end demo lab-$n" '
 		$0 == e { on = 0 }

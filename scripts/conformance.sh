@@ -19,6 +19,7 @@
 # the guest did not finish), 2 something could not be built.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/qemu-outcomes.sh"
 
 # The selftests, one run per line:
 #   NAME | SOURCE (under tools/testing/selftests) | EXTRA CFLAGS | UID | NEEDS | TIMEOUT
@@ -234,9 +235,8 @@ while IFS='|' read -r name _rest; do
 		;;
 	esac
 done <<<"$rows"
-if [ "$rc" -ne 0 ]; then
-	case $rc in 3) how=TIMEOUT ;; 4) how=PANIC ;; 5) how=REBOOT ;; 6) how=FLOOD ;; *) how="exit $rc" ;; esac
-	printf '  %sthe guest did not finish: %s%s\n' "$C_RED" "$how" "$C_OFF"
+if [ "$rc" -ne "$QEMU_OK" ]; then
+	printf '  %sthe guest did not finish: %s%s\n' "$C_RED" "$(qemu_outcome "$rc")" "$C_OFF"
 	"$TOP/scripts/ktap.sh" trouble "$log" | head -10 | sed 's/^/      /'
 	[ "$fail" -gt 0 ] || fail=1
 fi

@@ -21,6 +21,7 @@
 # exit 70: never a student's result, never stamped as graded.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/qemu-outcomes.sh"
 # what the grader makes, the sandbox's user must read (worktrees, copies)
 umask 022
 
@@ -462,23 +463,26 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 		QEMU_APPEND="${QEMU_APPEND:-} $append" INITRD=$initrd KERNEL_IMAGE=$kimg \
 			KERNEL_DIR=$wt OBJ_DIR=$obj "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" \
 			--timeout "$boot_timeout" --check-timeout "$check_timeout" || rc=$?
+		# how the boot ended (qemu-outcomes.sh); a status that is no outcome
+		# (run-qemu.sh's own failure) is taken as a REBOOT, as it always was
 		case $rc in
-		0) status=COMPLETE ;;
-		3) status=TIMEOUT detail="the guest did not finish within ${boot_timeout}s" ;;
-		4) status=PANIC detail=$(grep -m1 'Kernel panic' "$log") ;;
-		6) status=FLOOD detail="the console printed more than its cap; output cut" ;;
-		7) status=UNAUTHENTICATED detail="the results channel carried no result of this boot's /init, only lines without its secret (written by the kernel itself?): none of them counts" ;;
-		*) status=REBOOT detail="the guest reset (a reboot, a triple fault) before the checks ended" ;;
+		"$QEMU_OK") status=COMPLETE ;;
+		"$QEMU_TIMEOUT") status=TIMEOUT detail="the guest did not finish within ${boot_timeout}s" ;;
+		"$QEMU_PANIC") status=PANIC detail=$("$TOP/scripts/ktap.sh" grep panic "$log" | head -1) ;;
+		"$QEMU_FLOOD") status=FLOOD detail="the console printed more than its cap; output cut" ;;
+		"$QEMU_UNAUTHENTICATED") status=UNAUTHENTICATED detail="the results channel carried no result of this boot's /init, only lines without its secret (written by the kernel itself?): none of them counts" ;;
+		"$QEMU_REBOOT" | *) status=REBOOT detail="the guest reset (a reboot, a triple fault) before the checks ended" ;;
 		esac
-		# the kernel in trouble: the same list as make check (kernel-trouble.re)
-		said=$("$TOP/scripts/ktap.sh" trouble "$log" | grep -v '^Kernel panic' | head -6 || true)
+		# the kernel in trouble: the same list as make check (kernel-trouble.re),
+		# but the panic, which the detail already has
+		said=$("$TOP/scripts/ktap.sh" trouble "$log" --except panic | head -6 || true)
 		if [ -n "$said" ]; then
 			[ "$status" = COMPLETE ] && status=OOPS
 			detail="$detail${detail:+
 }$said"
 		fi
 		fact ktap "$ktap"
-		fact console "$(grep -E 'Out of memory|oom-kill|oom_reaper' "$log" | head -3)"
+		fact console "$("$TOP/scripts/ktap.sh" grep oom-any "$log" | head -3)"
 	fi
 	rm -rf -- "$tmpd"
 

@@ -734,8 +734,9 @@ def finish(facts_dir, out):
     for k in labs:
         lb = parsed.get(k)
         if lb and lb.get("top_reason", "").startswith("ERROR killed"):
-            who = "the OOM killer" if re.search(r"Out of memory|oom-kill|oom_reaper",
-                                                f.get("console", "")) else None
+            console = f.get("console", "")
+            who = "the OOM killer" if any(p.search(console) for p in
+                                          ktap.trouble_sections()["oom-any"]) else None
             reason = lb["top_reason"]
             if who or "by the OOM killer" in reason:
                 killed.append("lab %s: the check was killed by the OOM killer (%s)" % (k, reason))

@@ -13,8 +13,14 @@ kernel's own log (X.log, the console) beside it for what went wrong.
   ktap.py times X.ktap            one line per lab: "NN SECONDS LIMIT", what
                                   its check took and its TIMEOUT, as /init
                                   measured them
-  ktap.py trouble X.log           the lines of a kernel log that say the
-                                  kernel is in trouble (scripts/kernel-trouble.re)
+  ktap.py trouble X.log [--except SECTION]
+                                  the lines of a kernel log that say the
+                                  kernel is in trouble (scripts/kernel-trouble.re:
+                                  its sections in TROUBLE_SECTIONS, but SECTION)
+  ktap.py grep SECTION X.log      the lines of a kernel log, as they are, that a
+                                  pattern of that section of kernel-trouble.re
+                                  matches (panic, oops, oom, oom-any); exit
+                                  status as grep's: 0 some, 1 none, 2 an error
   ktap.py channel RAW SECRET X.ktap REST
                                   (run-qemu.sh) split a boot's raw channel:
                                   /init's block, framed by lines carrying
@@ -46,30 +52,64 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TROUBLE_FILE = os.path.join(HERE, "kernel-trouble.re")
+# the sections of kernel-trouble.re whose lines say that the kernel is in
+# trouble ([oom-any], the OOM killer's every line, is for the grader's facts)
+TROUBLE_SECTIONS = ("panic", "oops", "oom")
+SECTION = re.compile(r"^\[([a-z][a-z0-9-]*)\]$")
 
 RESULT = re.compile(r"^(ok|not ok) ([0-9]+)(?: (?:- )?([^#]*?))?\s*(?:#\s*(.*))?$")
 PLAN = re.compile(r"^1\.\.([0-9]+)\s*$")
 TIME = re.compile(r"^# userns-labs time: ([0-9]+)s of ([0-9]+)s\s*$")
 LAB_NAME = re.compile(r"^lab-([0-9][0-9])(?:-|$)")
 DIRECTIVES = ("SKIP", "XFAIL", "TIMEOUT", "ERROR", "XPASS", "TODO")
+# The start and end lines of /init's block on the results channel, defined
+# here once: the host's readers (run-qemu.sh through split_channel, make
+# check, the grader) take them from here, and guest-rootfs/init, which
+# writes them (with the boot's secret after them), is checked against them
+# (tests/test_interfaces.py).
 SENTINEL = "# userns-labs: end of checks"
 START = "# userns-labs: init"
 
 
-def trouble_patterns(path=TROUBLE_FILE):
+def trouble_sections(path=TROUBLE_FILE):
+    """{section: [compiled patterns]} of kernel-trouble.re: Python regular
+    expressions, one a line, each under the "[section]" line before it;
+    blank lines and lines starting with '#' are comments."""
+    sections, cur = {}, None
     with open(path, encoding="utf-8") as f:
-        return [re.compile(line.rstrip("\n")) for line in f if line.strip()]
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            m = SECTION.match(line)
+            if m:
+                cur = sections.setdefault(m.group(1), [])
+            elif cur is None:
+                raise ValueError("%s:%d: a pattern before the first [section] line" % (path, n))
+            else:
+                cur.append(re.compile(line))
+    return sections
 
 
-def trouble(text, patterns=None, limit=25):
+def trouble_patterns(path=TROUBLE_FILE, sections=TROUBLE_SECTIONS):
+    """The patterns of those sections of kernel-trouble.re, in one list."""
+    have = trouble_sections(path)
+    missing = [s for s in sections if s not in have]
+    if missing:
+        raise ValueError("%s: no section %s" % (path, ", ".join("[%s]" % s for s in missing)))
+    return [p for s in sections for p in have[s]]
+
+
+def trouble(text, patterns=None, limit=25, unless=()):
     """The lines of a kernel log that say the kernel is in trouble, the
     location lines (BUG at, RIP) first-class; a repeated line (Call Trace:)
-    is shown once, with its count."""
+    is shown once, with its count. A line that a pattern of unless
+    matches is left out."""
     patterns = patterns if patterns is not None else trouble_patterns()
     out, seen = [], {}
     for line in text.splitlines():
         line = line.rstrip("\r")
-        if not any(p.search(line) for p in patterns):
+        if not any(p.search(line) for p in patterns) or any(p.search(line) for p in unless):
             continue
         key = re.sub(r"^\[ *[0-9.]+\] ", "", line)
         if key in seen:
@@ -369,23 +409,46 @@ def cmd_json(path, want):
     print(json.dumps(doc, indent=1, sort_keys=True))
 
 
+def cmd_trouble(argv):
+    if argv[0] == "grep":
+        sections = trouble_sections()
+        if argv[1] not in sections:
+            raise ValueError("%s: no section [%s]" % (TROUBLE_FILE, argv[1]))
+        found = [line for line in read(argv[2]).splitlines()
+                 if any(p.search(line) for p in sections[argv[1]])]
+        for line in found:
+            print(line)
+        return 0 if found else 1
+    unless = trouble_patterns(sections=(argv[3],)) if len(argv) == 4 else ()
+    for line in trouble(read(argv[1]), unless=unless):
+        print(line)
+    return 0
+
+
 def main(argv):
     # a reader that stops early (| head) ends us quietly, as it does grep
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "times", "trouble", "channel") or \
-            (argv[0] == "channel" and len(argv) != 5):
-        sys.stderr.write("usage: ktap.py results|report|json|times X.ktap [LABS] | trouble X.log"
+    # the commands with a fixed number of words (with the command's own)
+    fixed = {"channel": (5,), "grep": (3,), "trouble": (2, 4)}
+    if len(argv) < 2 or argv[0] not in ("results", "report", "json", "times", "trouble", "grep",
+                                        "channel") or \
+            len(argv) not in fixed.get(argv[0], (len(argv),)) or \
+            (argv[0] == "trouble" and len(argv) == 4 and argv[2] != "--except"):
+        sys.stderr.write("usage: ktap.py results|report|json|times X.ktap [LABS]"
+                         " | trouble X.log [--except SECTION] | grep SECTION X.log"
                          " | channel RAW SECRET X.ktap REST\n")
         return 2
+    if argv[0] in ("trouble", "grep"):
+        try:
+            return cmd_trouble(argv)
+        except (OSError, ValueError, re.error) as e:
+            sys.stderr.write("ktap.py %s: %s\n" % (argv[0], e))
+            return 2
     cmd, path = argv[0], argv[1]
     if cmd == "channel":
         cmd_channel(path, argv[2], argv[3], argv[4])
         return 0
     want = " ".join(argv[2:]).split()
-    if cmd == "trouble":
-        for line in trouble(read(path)):
-            print(line)
-        return 0
     {"results": cmd_results, "report": cmd_report, "json": cmd_json, "times": cmd_times}[cmd](path, want)
     return 0
 

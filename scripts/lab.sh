@@ -17,6 +17,7 @@
 # switched, and existing branches are never reset.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/qemu-outcomes.sh"
 
 norm() { # N [EXAMPLE] -> NN, or die naming the command to use
 	case ${1:-} in
@@ -108,21 +109,16 @@ check() { # [NN]
 	rc=0
 	QEMU_APPEND=$append "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
 	"$TOP/scripts/ktap.sh" report "${log%.log}.ktap" "$labs"
-	case $rc in
-	0) ;;
-	3) printf '%sTIMEOUT:%s the guest did not finish in time (a hang?).\n' "$C_RED" "$C_OFF" ;;
-	4) printf '%sPANIC:%s the kernel panicked.\n' "$C_RED" "$C_OFF" ;;
-	6) printf '%sFLOOD:%s the console output was cut at its cap.\n' "$C_RED" "$C_OFF" ;;
-	7) printf "%sUNAUTHENTICATED:%s the results channel carried no result of this boot's /init (lines the kernel wrote there itself?): nothing on it counts.\n" "$C_RED" "$C_OFF" ;;
-	*) printf '%sREBOOT:%s the guest reset (a reboot, a triple fault) before the checks ended.\n' "$C_RED" "$C_OFF" ;;
-	esac
+	# how the boot ended, by its name and what it means (qemu-outcomes.sh)
+	[ "$rc" -eq "$QEMU_OK" ] ||
+		printf '%s%s:%s %s.\n' "$C_RED" "$(qemu_outcome "$rc")" "$C_OFF" "$(qemu_outcome_says "$rc")"
 	printf 'Kernel log: %s   results: %s\n' "$(here_path "$log")" "$(here_path "${log%.log}.ktap")"
 	while read -r k st _; do
 		[ "$st" = PASS ] && continue
 		failed=1
 		[ "$k" = "$n" ] && explain "$n"
 	done < <("$TOP/scripts/ktap.sh" results "${log%.log}.ktap" "$labs")
-	if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then
+	if [ "$failed" -eq 0 ] && [ "$rc" -eq "$QEMU_OK" ]; then
 		case $(printf '%s\n' "$labs" | wc -w) in
 		1) printf '\n%sLab %d passes.%s\n' "$C_GRN" "$((10#$n))" "$C_OFF" ;;
 		*) printf '\n%sLab %d passes%s, and so do the labs before it (%s).\n' "$C_GRN" "$((10#$n))" "$C_OFF" \

@@ -29,14 +29,18 @@
 # The boot's time limit is --timeout, else BOOT_TIMEOUT, else the sum of the
 # labs' TIMEOUT (lab.conf) and a minute for the boot itself.
 #
-# The exit status says how the boot ended: 0 the guest finished its checks,
-# 3 TIMEOUT (hang), 4 PANIC, 5 REBOOT (the guest reset or stopped before the
-# end), 6 console FLOOD (output capped, or a timeout with a huge log),
-# 7 UNAUTHENTICATED (the results channel carried no result of this boot's
-# /init: an end line without this boot's secret, or lines on the channel
-# and no block of /init's; such a run is never taken as finished).
+# The exit status says how the boot ended, by the names (and numbers) of
+# scripts/qemu-outcomes.sh: QEMU_OK (0) the guest finished its checks,
+# QEMU_TIMEOUT (3, a hang), QEMU_PANIC (4), QEMU_REBOOT (5: the guest reset
+# or stopped before the end), QEMU_FLOOD (6: the console output capped, or a
+# timeout with a huge log), QEMU_UNAUTHENTICATED (7: the results channel
+# carried no result of this boot's /init: an end line without this boot's
+# secret, or lines on the channel and no block of /init's; such a run is
+# never taken as finished). A panic is a line of the kernel's log that
+# scripts/kernel-trouble.re's [panic] section matches.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/qemu-outcomes.sh"
 
 labs="" mode=check log=$LOG_DIR/boot.log timeout=${BOOT_TIMEOUT:-}
 kernel=${KERNEL_IMAGE:-$OBJ_DIR/vmlinux}
@@ -70,6 +74,7 @@ accel=(-accel tcg)
 [ -n "${USERNS_KVM:-}" ] && accel=(-accel kvm -cpu host)
 if [ -z "$timeout" ]; then
 	timeout=60
+	labconf_load
 	for n in $labs; do timeout=$((timeout + $(lab_conf "$n" TIMEOUT 60 2>/dev/null || echo 60))); done
 	[ -n "$labs" ] || timeout=120
 fi
@@ -139,18 +144,18 @@ if [ "$foreign" -gt 0 ]; then
 	info "run-qemu.sh: the results channel held $foreign line(s) that this boot's /init did not write: ignored (see $channel)" >&2
 fi
 if [ "$auth" = "done" ] && [ "$forged" -eq 0 ]; then
-	exit 0
-elif grep -q 'Kernel panic' "$log"; then
-	exit 4
+	exit "$QEMU_OK"
+elif python3 "$(dirname "$0")/ktap.py" grep panic "$log" >/dev/null; then
+	exit "$QEMU_PANIC"
 elif [ "$forged" -eq 1 ] || { [ "$auth" = none ] && [ "$foreign" -gt 0 ]; }; then
-	exit 7
+	exit "$QEMU_UNAUTHENTICATED"
 fi
 size=$(($(wc -c <"$log") + $(wc -c <"$tmp/channel")))
 if [ "$size" -ge "$cap" ]; then
-	exit 6
+	exit "$QEMU_FLOOD"
 elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-	[ "$size" -ge "$flood" ] && exit 6
-	exit 3
+	[ "$size" -ge "$flood" ] && exit "$QEMU_FLOOD"
+	exit "$QEMU_TIMEOUT"
 else
-	exit 5
+	exit "$QEMU_REBOOT"
 fi

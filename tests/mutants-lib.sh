@@ -9,6 +9,11 @@
 # LOG_DIR, OBJ_DIR and GUEST_DIR (exported, for build-kernel.sh and
 # run-qemu.sh).
 
+# run-qemu.sh's outcomes by name, from beside this file (not from $TOP: a
+# test may set TOP to a tree of stubs)
+# shellcheck source=scripts/qemu-outcomes.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/qemu-outcomes.sh"
+
 # runner_layout: under $T (set by the caller), the objects, the guest and
 # the logs (exported OBJ_DIR, GUEST_DIR, LOG_DIR), a worktree wt of the
 # kernel repository, which becomes KERNEL_DIR, and the guest packed
@@ -78,9 +83,10 @@ boot_once() {
 		>"$LOG_DIR/$1.out" 2>&1
 }
 # boot_lost NAME LABS RC: the labs of LABS that ran out of time or have no
-# result in NAME's boot ("all" when run-qemu.sh itself timed out, RC 3)
+# result in NAME's boot ("all" when run-qemu.sh itself timed out, RC
+# QEMU_TIMEOUT)
 boot_lost() {
-	if [ "$3" -eq 3 ]; then
+	if [ "$3" -eq "$QEMU_TIMEOUT" ]; then
 		echo all
 		return
 	fi

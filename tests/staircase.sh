@@ -22,6 +22,7 @@ only_base=
 [ "${1:-}" != --base ] || only_base=" (the mutants ran on the first base)"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
+. "$here/../scripts/qemu-outcomes.sh"
 . "$here/lib.sh"
 
 "$TOP/scripts/import-kernel.sh" || exit 1
@@ -164,7 +165,7 @@ for tag in $rows; do
 		fi
 		printf ' %3s' "$cell"
 	done
-	[ "$rc" -eq 0 ] || { printf '  (boot ended badly: %s)' "$rc"; rowbad=1; }
+	[ "$rc" -eq "$QEMU_OK" ] || { printf '  (boot ended badly: %s)' "$(qemu_outcome "$rc")"; rowbad=1; }
 	printf '%s\n' "$note"
 	if [ -f "$LOG_DIR/staircase-$tag.retried" ]; then
 		retried="$retried $tag"
@@ -286,11 +287,12 @@ git -C "$wt" checkout -q -f --detach "$final"
 BUILD_LABEL=$final "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
 rc=0
 QEMU_APPEND="rdinit=/nope init=/nope" "$TOP/scripts/run-qemu.sh" --labs 01 --log "$LOG_DIR/panic.log" || rc=$?
-t_expect "panic: run-qemu.sh reports PANIC (exit 4)" 4 "$rc"
-t_grep "panic: the serial log keeps the panic message" 'Kernel panic' "$(cat "$LOG_DIR/panic.log")"
+t_expect "panic: run-qemu.sh reports PANIC" PANIC "$(qemu_outcome "$rc")"
+t_grep "panic: the serial log keeps the panic message (kernel-trouble.re's [panic])" . \
+	"$("$TOP/scripts/ktap.sh" grep panic "$LOG_DIR/panic.log")"
 rc=0
 QEMU_APPEND="labs.mode=hang" "$TOP/scripts/run-qemu.sh" --labs 01 --timeout 8 --log "$LOG_DIR/hang.log" || rc=$?
-t_expect "hang: run-qemu.sh reports TIMEOUT (exit 3) after its timeout" 3 "$rc"
+t_expect "hang: run-qemu.sh reports TIMEOUT after its timeout" TIMEOUT "$(qemu_outcome "$rc")"
 t_expect "hang: the lab is MISSING, not passed" "01 MISSING 0 0" "$("$TOP/scripts/ktap.sh" results "$LOG_DIR/hang.ktap" 01)"
 
 t_summary staircase

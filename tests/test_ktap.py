@@ -85,9 +85,9 @@ class Results(unittest.TestCase):
         self.assertEqual(len(labs["01"]["points"]), 2)
 
     def test_sentinel_only_at_the_top(self):
-        _l, _o, run = ktap.parse_text(text("KTAP version 1", "  # userns-labs: end of checks"))
+        _l, _o, run = ktap.parse_text(text("KTAP version 1", "  " + ktap.SENTINEL))
         self.assertFalse(run["ended"])
-        _l, _o, run = ktap.parse_text(text("KTAP version 1", "# userns-labs: end of checks"))
+        _l, _o, run = ktap.parse_text(text("KTAP version 1", ktap.SENTINEL))
         self.assertTrue(run["ended"])
 
 
@@ -125,8 +125,8 @@ class Channel(unittest.TestCase):
     def test_an_end_line_without_the_secret_anywhere_is_forged(self):
         block, rest, state, forged = ktap.split_channel(fixture("forged-then-init.channel"), SECRET)
         self.assertEqual((state, forged), ("done", True))
-        self.assertIn("# userns-labs: end of checks", rest)
-        self.assertEqual(rest[-2:], ["ok 1 lab-01-suid-unmapped", "# userns-labs: end of checks"])
+        self.assertIn(ktap.SENTINEL, rest)
+        self.assertEqual(rest[-2:], ["ok 1 lab-01-suid-unmapped", ktap.SENTINEL])
 
     def test_another_boots_secret_or_none_opens_no_block(self):
         for secret in ("fedcba9876543210fedcba9876543210", ""):
@@ -134,32 +134,32 @@ class Channel(unittest.TestCase):
             self.assertEqual((block, state, forged), ([], "none", True))
 
     def test_a_block_with_no_end_is_open(self):
-        t = text("# userns-labs: init " + SECRET, "KTAP version 1", "1..1")
+        t = text(ktap.START + " " + SECRET, "KTAP version 1", "1..1")
         block, rest, state, forged = ktap.split_channel(t, SECRET)
         self.assertEqual((block, rest, state, forged),
                          ([ktap.START, "KTAP version 1", "1..1"], [], "open", False))
 
     def test_a_second_start_line_in_the_block_is_not_the_block(self):
-        t = text("# userns-labs: init " + SECRET, "# userns-labs: init " + SECRET, "ok 1 lab-01-x",
-                 "# userns-labs: end of checks " + SECRET)
+        t = text(ktap.START + " " + SECRET, ktap.START + " " + SECRET, "ok 1 lab-01-x",
+                 ktap.SENTINEL + " " + SECRET)
         block, rest, state, forged = ktap.split_channel(t, SECRET)
         self.assertEqual((state, forged), ("done", False))
-        self.assertEqual(rest, ["# userns-labs: init " + SECRET])
+        self.assertEqual(rest, [ktap.START + " " + SECRET])
         self.assertEqual(block, [ktap.START, "ok 1 lab-01-x", ktap.SENTINEL])
 
     def test_the_command_keeps_bytes_and_writes_rest_only_when_there_is_one(self):
         with tempfile.TemporaryDirectory() as d:
             raw, out, rest = (os.path.join(d, n) for n in ("raw", "x.ktap", "rest"))
             with open(raw, "wb") as f:
-                f.write(b"# userns-labs: init " + SECRET.encode() + b"\n  # got \xff\xfe\n"
-                        b"# userns-labs: end of checks " + SECRET.encode() + b"\n")
+                f.write(ktap.START.encode() + b" " + SECRET.encode() + b"\n  # got \xff\xfe\n" +
+                        ktap.SENTINEL.encode() + b" " + SECRET.encode() + b"\n")
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
                 self.assertEqual(ktap.main(["channel", raw, SECRET, out, rest]), 0)
             self.assertEqual(buf.getvalue(), "done 0 0\n")
             with open(out, "rb") as f:
-                self.assertEqual(f.read(), b"# userns-labs: init\n  # got \xff\xfe\n"
-                                 b"# userns-labs: end of checks\n")
+                self.assertEqual(f.read(), ktap.START.encode() + b"\n  # got \xff\xfe\n" +
+                                 ktap.SENTINEL.encode() + b"\n")
             self.assertFalse(os.path.exists(rest))
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
@@ -174,21 +174,21 @@ class Block(unittest.TestCase):
     to its end line, and an end line with a secret after it is no end."""
 
     def test_lines_before_the_start_line_do_not_count(self):
-        t = text("ok 1 lab-01-x", "# userns-labs: end of checks", "# userns-labs: init",
+        t = text("ok 1 lab-01-x", ktap.SENTINEL, ktap.START,
                  "KTAP version 1", "1..1", "not ok 1 lab-01-x")
         _l, _o, run = ktap.parse_text(t)
         self.assertEqual((run["started"], run["ended"]), (True, False))
         self.assertEqual(ktap.results(t)[1], {"01": ("FAIL", 0, 0)})
 
     def test_lines_after_the_end_line_do_not_count(self):
-        t = text("# userns-labs: init", "KTAP version 1", "1..1", "# userns-labs: end of checks",
+        t = text(ktap.START, "KTAP version 1", "1..1", ktap.SENTINEL,
                  "ok 1 lab-01-x")
         _l, _o, run = ktap.parse_text(t)
         self.assertTrue(run["ended"])
         self.assertEqual(ktap.results(t, ["01"])[1], {"01": ("MISSING", 0, 0)})
 
     def test_a_raw_end_line_with_a_secret_is_not_the_end(self):
-        _l, _o, run = ktap.parse_text(text("KTAP version 1", "# userns-labs: end of checks " + SECRET))
+        _l, _o, run = ktap.parse_text(text("KTAP version 1", ktap.SENTINEL + " " + SECRET))
         self.assertFalse(run["ended"])
 
     def test_the_block_fixture(self):
@@ -210,6 +210,46 @@ class Trouble(unittest.TestCase):
 
     def test_every_pattern_compiles_and_the_list_is_one_file(self):
         self.assertGreater(len(ktap.trouble_patterns()), 5)
+
+    def test_sections(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.re")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# a comment\n\n[panic]\nKernel panic\n[oops]\nBUG: \n# [nope]\nOops: \n")
+            got = {k: [p.pattern for p in v] for k, v in ktap.trouble_sections(path).items()}
+            self.assertEqual(got, {"panic": ["Kernel panic"], "oops": ["BUG: ", "Oops: "]})
+            self.assertEqual(len(ktap.trouble_patterns(path, ("panic", "oops"))), 3)
+            with self.assertRaises(ValueError):
+                ktap.trouble_patterns(path, ("oom",))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("Kernel panic\n[panic]\n")
+            with self.assertRaises(ValueError):
+                ktap.trouble_sections(path)
+
+    def test_grep_and_trouble_except(self):
+        log = text("[    1.0] Kernel panic - not syncing: Attempted to kill init!", "[    1.1] BUG: x",
+                   "[    2.0] oom_reaper: reaped process 42 (check)")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.log")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(log)
+
+            def run(*args):
+                buf = io.StringIO()
+                with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+                    rc = ktap.main(list(args))
+                return rc, buf.getvalue().splitlines()
+
+            self.assertEqual(run("grep", "panic", path),
+                             (0, ["[    1.0] Kernel panic - not syncing: Attempted to kill init!"]))
+            self.assertEqual(run("grep", "oom", path), (1, []))
+            self.assertEqual(run("grep", "oom-any", path),
+                             (0, ["[    2.0] oom_reaper: reaped process 42 (check)"]))
+            self.assertEqual(run("grep", "nope", path)[0], 2)
+            self.assertEqual(run("trouble", path),
+                             (0, ["Kernel panic - not syncing: Attempted to kill init!", "BUG: x"]))
+            self.assertEqual(run("trouble", path, "--except", "panic"), (0, ["BUG: x"]))
+            self.assertEqual(run("trouble", path, "panic")[0], 2)
 
 
 @unittest.skipUnless(kunit_py(), "no imported kernel tree with tools/testing/kunit")

@@ -34,8 +34,9 @@
 #                     it earns nothing, and when it fails the lab scores 0
 #
 # Each point runs under its own time limit, KTAP_POINT_TIMEOUT seconds (set
-# by /init from lab.conf; 20 by default): a point that hangs is reported as
-# "not ok N NAME # TIMEOUT" and the points after it still run.
+# by /init from lab.env, which build-guest.sh makes from lab.conf; 20 by
+# default): a point that hangs is reported as "not ok N NAME # TIMEOUT"
+# and the points after it still run.
 #
 # Before a point runs, a "# running: NAME" line names it, so a kernel that
 # dies in the middle of a check still says which point it was running.
