@@ -1824,16 +1824,20 @@ def check_apply(srcs, patches, onto_answer=False):
 
 
 def sha256(path):
-    """The file's sha256; of a patch, of its diff alone (from the first
-    "diff --git" line): the mutants are made from the code, so a commit
-    message reworded, or the patch moved into the series, leaves its
-    report up to date."""
+    """The file's sha256; of a patch, of its changes alone: from the first
+    "diff --git" line, without its "index" lines and the line numbers of
+    its hunk headers. The mutants are made from the code, so a commit
+    message reworded, the patch moved into the series, or an earlier step
+    that changes the same file (which renumbers its lines and renames its
+    blobs) leaves its report up to date."""
     with open(path, "rb") as fh:
         data = fh.read()
     if path.endswith(".patch"):
         i = data.find(b"\ndiff --git ")
         if i >= 0:
             data = data[i + 1:]
+        data = re.sub(rb"(?m)^index [0-9a-f]+\.\.[0-9a-f]+( [0-7]+)?\n", b"", data)
+        data = re.sub(rb"(?m)^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@", b"@@ @@", data)
     return hashlib.sha256(data).hexdigest()
 
 

@@ -8,6 +8,7 @@ import difflib
 import glob
 import io
 import os
+import re
 import random
 import shutil
 import subprocess
@@ -542,6 +543,17 @@ class EndToEndTest(unittest.TestCase):
             f.write(text.replace("Subject: [PATCH] the answer", "Subject: [PATCH] the answer, reworded"))
         self.assertNotEqual(text, open(self.answer).read())
         self.assertEqual(mutate.sha256(self.answer), before)
+        # an earlier step that changes the same file: other blob ids, other
+        # line numbers, the same change
+        moved = re.sub(r"(?m)^index [0-9a-f]+\.\.[0-9a-f]+", "index 1234567..89abcde", text)
+        moved = re.sub(r"(?m)^@@ -(\d+)", lambda m: "@@ -%d" % (int(m.group(1)) + 7), moved)
+        self.assertNotEqual(moved, text)
+        with open(self.answer, "w") as f:
+            f.write(moved)
+        self.assertEqual(mutate.sha256(self.answer), before)
+        with open(self.answer, "w") as f:
+            f.write(moved.replace("\n+", "\n+ ", 1))
+        self.assertNotEqual(mutate.sha256(self.answer), before)
         self.assertEqual(mutate.lab_answers(self.top, "6.1")["01"][0], self.answer)
         own = os.path.join(self.top, "solutions", "6.1", "01-x.patch")
         os.makedirs(os.path.dirname(own))
