@@ -74,6 +74,8 @@ LINE = re.compile(r'^([A-Z_][A-Z0-9_]*)=(?:"((?:[^"\\$`]|\\.)*)"|\'([^\']*)\'|([
 # a call where a command may start: at the line's start, or after ; { ( |
 # & or then, do, else
 POINT_CALL = re.compile(r'(?:^|[;{(|&]|\b(?:then|do|else)\b)\s*(expect|expect_xfail|ktap_skip|ktap_needs)(?=\s|$)\s*(.*)$')
+# a result line printed by hand, not through a point call
+RAW_RESULT = re.compile(r'(?:^|[;{(|&]|\b(?:then|do|else)\b)\s*(ktap_ok|ktap_not_ok|(?:echo|printf)\s+["\']?(?:not )?ok [0-9$%])')
 LITERAL = re.compile(r'^"([A-Za-z0-9_.-]+)"(\s|$)')
 DECL = re.compile(r"^\s*#@\s*(.*?)\s*$")
 PLAN = re.compile(r"^\s*ktap_plan\s+(\S+)\s*$")
@@ -190,6 +192,10 @@ def points(lab):
             continue
         if line.lstrip().startswith("#"):
             continue
+        raw = RAW_RESULT.search(line)
+        if raw:
+            raise LabError("%s:%d: %s prints a result the scorer does not see: make it a point "
+                           "(expect, expect_xfail, ktap_skip, ktap_needs)" % (where, i, raw.group(1)))
         m = POINT_CALL.search(line)
         if not m:
             continue

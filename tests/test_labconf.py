@@ -74,8 +74,10 @@ class Points(Base):
         for check, msg in (('ktap_plan 2\nexpect "a" x true\nfor i in 1 2; do\n\texpect "b$i" y true\ndone\n',
                             "check:4: expect with a name that is not a literal"),
                            ('ktap_plan 1\nck() { expect "$1" "$2" true; }\nck a b\n', "check:2: expect with a name"),
-                           ('ktap_plan 3\nexpect "a" x true\nexpect "b" y true\necho "ok 3 c"\n',
+                           ('ktap_plan 3\nexpect "a" x true\nexpect "b" y true\n',
                             "ktap_plan 3, and the scorer sees 2 point(s)"),
+                           ('ktap_plan 1\nexpect "a" x true\nktap_ok "b"\n', "check:3: ktap_ok prints a result"),
+                           ('ktap_plan 1\nexpect "a" x true\n[ -e /x ] && echo "ok 2 b"\n', "prints a result the scorer"),
                            ('ktap_plan 1\n#@ pointz 3\nexpect "a" x true\n', "unknown declaration"),
                            ('ktap_plan 1\n#@ guard\n#@ points 2\nexpect "a" x true\n', "a is a guard"),
                            ('ktap_plan 1\nexpect "a" x true\n#@ guard\n', "no point after it")):
