@@ -70,15 +70,21 @@ REQUIRED = ("TITLE", "SERIES", "UPSTREAM", "FILES", "POINTS", "HINT")
 NUMBERS = ("POINTS", "TIMEOUT", "POINT_TIMEOUT", "NEEDS_STEP")
 GUEST = ("TIMEOUT", "POINT_TIMEOUT")
 
-LINE = re.compile(r'^([A-Z_][A-Z0-9_]*)=(?:"((?:[^"\\$`]|\\.)*)"|\'([^\']*)\'|([^\s"\'$`;&|<>()]*))\s*(?:#.*)?$')
-# a call where a command may start: at the line's start, or after ; { ( |
-# & or then, do, else
-POINT_CALL = re.compile(r'(?:^|[;{(|&]|\b(?:then|do|else)\b)\s*(expect|expect_xfail|ktap_skip|ktap_needs)(?=\s|$)\s*(.*)$')
-# a result line printed by hand, not through a point call
-RAW_RESULT = re.compile(r'(?:^|[;{(|&]|\b(?:then|do|else)\b)\s*(ktap_ok|ktap_not_ok|(?:echo|printf)\s+["\']?(?:not )?ok [0-9$%])')
+LINE = re.compile(r'^([A-Z_][A-Z0-9_]*)=(?:"((?:[^"\\$`]|\\.)*)"|\'([^\']*)\'|([^\s"\'$`;&|<>()\\~#]*))(?:\s+#.*)?$')
+# a point call: one of the words where a command may start (the line's
+# start; after ; & | ( ) { } !; after if, then, elif, else, while, until,
+# do), then its name
+POINT_WORDS = ("expect", "expect_xfail", "ktap_skip", "ktap_needs")
+CMD_START = r'(?:^|[;&|(){}!]|\b(?:if|then|elif|else|while|until|do)\b)\s*'
+POINT_CALL = re.compile(CMD_START + r'(expect|expect_xfail|ktap_skip|ktap_needs)(?=\s|$)\s*(.*)$')
+ANY_POINT_WORD = re.compile(r'(?<![\w-])(expect|expect_xfail|ktap_skip|ktap_needs)(?![\w-])')
+# a result line printed by hand, not through a point call: ktap.sh's own
+# printers and counter, or a string that begins like a KTAP result
+RAW_RESULT = re.compile(r'(?<![\w-])(ktap_ok|ktap_not_ok|ktap_n\s*=)|(["\']\s*(?:not\s+)?ok\s+(?:[0-9$%]|\\?\$))')
+HEREDOC = re.compile(r'<<(-?)\s*([\'"]?)([A-Za-z_][A-Za-z0-9_]*)\2')
 LITERAL = re.compile(r'^"([A-Za-z0-9_.-]+)"(\s|$)')
 DECL = re.compile(r"^\s*#@\s*(.*?)\s*$")
-PLAN = re.compile(r"^\s*ktap_plan\s+(\S+)\s*$")
+PLAN = re.compile(r"^\s*ktap_plan\s+(\S+)\s*(?:#.*)?$")
 
 
 class LabError(ValueError):
@@ -123,13 +129,14 @@ def parse(text, where="lab.conf"):
         if key not in KEYS:
             raise LabError("%s:%d: %s is no key of lab.conf (labconf.py keys)" % (where, i, key))
         if m.group(2) is not None:
-            v = re.sub(r"\\(.)", r"\1", m.group(2))
+            v = re.sub(r"\\([$`\"\\])", r"\1", m.group(2))
         elif m.group(3) is not None:
             v = m.group(3)
         else:
             v = m.group(4)
-        if key in NUMBERS and not re.fullmatch(r"[0-9]+", v):
-            raise LabError("%s:%d: %s must be a whole number, not '%s'" % (where, i, key, v))
+        if key in NUMBERS and not re.fullmatch(r"[1-9][0-9]*|0", v):
+            raise LabError("%s:%d: %s must be a whole number without leading zeros, not '%s'"
+                           % (where, i, key, v))
         if key in out:
             raise LabError("%s:%d: %s is set twice" % (where, i, key))
         out[key] = v
@@ -173,7 +180,15 @@ def points(lab):
     out, decl, plan = [], {}, None
     with open(f, encoding="utf-8") as fh:
         lines = fh.read().split("\n")
+    heredoc = None      # (delimiter, tabs stripped) while in a here-document
     for i, line in enumerate(lines, 1):
+        if heredoc:
+            if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
+                heredoc = None
+            elif ANY_POINT_WORD.search(line) or RAW_RESULT.search(line):
+                raise LabError("%s:%d: a point or a result inside a here-document: the scorer "
+                               "cannot tell whether it runs" % (where, i))
+            continue
         d = DECL.match(line)
         if d:
             words = d.group(1).split()
@@ -184,36 +199,45 @@ def points(lab):
             else:
                 raise LabError("%s:%d: unknown declaration '#@ %s'" % (where, i, d.group(1)))
             continue
-        pm = PLAN.match(line)
-        if pm:
-            if not re.fullmatch(r"[0-9]+", pm.group(1)):
-                raise LabError("%s:%d: ktap_plan %s: the plan must be a number" % (where, i, pm.group(1)))
-            plan = int(pm.group(1))
+        code = re.sub(r"(^|\s)#.*$", r"\1", line) if not line.lstrip().startswith("#") else ""
+        if not code.strip():
             continue
-        if line.lstrip().startswith("#"):
-            continue
-        raw = RAW_RESULT.search(line)
+        h = HEREDOC.search(code)
+        if h:
+            heredoc = (h.group(3), h.group(1) == "-")
+        raw = RAW_RESULT.search(code)
         if raw:
             raise LabError("%s:%d: %s prints a result the scorer does not see: make it a point "
-                           "(expect, expect_xfail, ktap_skip, ktap_needs)" % (where, i, raw.group(1)))
-        m = POINT_CALL.search(line)
-        if not m:
+                           "(expect, expect_xfail, ktap_skip, ktap_needs)" % (where, i, raw.group(0).strip()))
+        if re.search(r"(?<![\w-])ktap_plan(?![\w-])", code):
+            pm = PLAN.match(code)
+            if not pm or not re.fullmatch(r"[0-9]+", pm.group(1)):
+                raise LabError("%s:%d: the plan must be a line 'ktap_plan N', N a number" % (where, i))
+            plan = int(pm.group(1))
             continue
-        lit = LITERAL.match(m.group(2))
-        if not lit:
-            raise LabError("%s:%d: %s with a name that is not a literal (\"NAME\"): the scorer "
-                           "cannot see that point" % (where, i, m.group(1)))
-        name = lit.group(1)
-        if any(name == o[0] for o in out):
-            # the same point again: a skip on one base, an expect on the
-            # other (lab 5's check); the first line declares it
+        calls = [m for m in re.finditer(CMD_START + r'(expect|expect_xfail|ktap_skip|ktap_needs)(?=\s|$)\s*', code)]
+        words = ANY_POINT_WORD.findall(code)
+        if len(words) > len(calls):
+            raise LabError("%s:%d: %s where a command does not start (or in a string): the scorer "
+                           "cannot tell a point there" % (where, i, words[0]))
+        for m in calls:
+            lit = LITERAL.match(code[m.end():])
+            if not lit:
+                raise LabError("%s:%d: %s with a name that is not a literal (\"NAME\"): the scorer "
+                               "cannot see that point" % (where, i, m.group(1)))
+            name = lit.group(1)
+            if any(name == o[0] for o in out):
+                # the same point again: a skip on one base, an expect on
+                # the other (lab 5's check); the first call declares it
+                if decl:
+                    raise LabError("%s:%d: '#@' above %s, which an earlier line already declared: "
+                                   "declare it above its first call" % (where, i, name))
+                continue
+            kind = "guard" if decl.get("guard") else "point"
+            if kind == "guard" and "points" in decl:
+                raise LabError("%s:%d: %s is a guard: it earns no points" % (where, i, name))
+            out.append((name, decl.get("points", 1.0), kind))
             decl = {}
-            continue
-        kind = "guard" if decl.get("guard") else "point"
-        if kind == "guard" and "points" in decl:
-            raise LabError("%s:%d: %s is a guard: it earns no points" % (where, i, name))
-        out.append((name, decl.get("points", 1.0), kind))
-        decl = {}
     if decl:
         raise LabError("%s: a '#@' declaration with no point after it" % where)
     if out and plan is not None and plan != len(out):

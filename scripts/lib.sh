@@ -216,7 +216,7 @@ labconf_cache() {
 		return
 	fi
 	d=$TOP/build/labconf
-	key=$( { printf '%s\n' "$LABS_DIR"; stat -c '%n %s %Y' "$LABS_DIR"/*/lab.conf "$TOP/scripts/labconf.py" 2>/dev/null; } | cksum | cut -d' ' -f1)
+	key=$( { printf '%s\n' "$LABS_DIR"; stat -c '%n %s %.9Y' "$LABS_DIR"/*/lab.conf "$TOP/scripts/labconf.py" 2>/dev/null; } | cksum | cut -d' ' -f1)
 	if [ ! -f "$d/$key.sh" ]; then
 		mkdir -p "$d"
 		python3 "$TOP/scripts/labconf.py" cache "$LABS_DIR" "$d/$key.sh" >&2 || return 1

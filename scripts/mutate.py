@@ -1936,14 +1936,13 @@ def report(args):
 
 
 def userspace_program(labdir):
-    """A user-space lab's program (lab.conf USERSPACE), or None"""
-    conf = os.path.join(labdir, "lab.conf")
-    if os.path.exists(conf):
-        with open(conf) as fh:
-            m = re.search(r'^USERSPACE="?([^"\s]+)"?\s*$', fh.read(), re.M)
-            if m:
-                return m.group(1)
-    return None
+    """A user-space lab's program (lab.conf USERSPACE, as scripts/labconf.py
+    reads it), or None"""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import labconf
+    if not os.path.exists(os.path.join(labdir, "lab.conf")):
+        return None
+    return labconf.read(labdir).get("USERSPACE") or None
 
 
 def lab_answers(top, base):

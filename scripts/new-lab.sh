@@ -9,9 +9,9 @@
 # folder's name (lower case, digits, '-'). Writes labs/NN-SLUG/ (README.md,
 # lab.conf, check, hints.md, demo.sh), each with what to write marked
 # "TODO", and the course map; nothing else. The kernel steps are commits on
-# the main base's stack (HACKING.md, "Adding a lab"), three mutants go to
-# tests/mutants/, a chapter to book/chapters/NN-SLUG.md: make test names
-# what is still missing.
+# the main base's stack (HACKING.md, "Adding, inserting and moving a lab"),
+# three mutants go to tests/mutants/, a chapter to book/chapters/NN-SLUG.md:
+# make test names what is still missing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -107,7 +107,7 @@ EOF
 "$TOP/scripts/course-map.sh" >"$LABS_DIR/README.md"
 info "lab $n: ${dir#"$TOP"/} written (README.md, lab.conf, check, hints.md, demo.sh) and the course map"
 cat >&2 <<EOF
-Now (HACKING.md, "Adding a lab"):
+Now (HACKING.md, "Adding, inserting and moving a lab"):
   1. fill in the TODOs: python3 scripts/labconf.py lint, tests/unit.sh
   2. the kernel steps, on the main base's stack: make stack; in a worktree on
      'stack', commit the rewind among the rewinds, the scaffold and the answer

@@ -219,6 +219,14 @@ export_stack() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	(plan "$br" "$tmp" >"$tmp/.plan") || exit 1
+	# the other base cannot leave out a step of the series: said before
+	# anything is written
+	if [ -n "$BASE_SUB" ]; then
+		while read -r f; do
+			grep -q " $f\$" "$tmp/.plan" || [ -e "$(path_of "$f")" ] ||
+				die "$br has no commit for $f, a step of the series: $KERNEL cannot leave a step out (nothing was written)"
+		done < <(all_patches)
+	fi
 	while read -r how f; do
 		written=$((written + 1))
 		if [ "$how" = series ]; then
@@ -238,9 +246,6 @@ export_stack() {
 	done <"$tmp/.plan"
 	while read -r f; do
 		grep -q " $f\$" "$tmp/.plan" && continue
-		if [ -n "$BASE_SUB" ] && [ ! -e "$(path_of "$f")" ]; then
-			die "$br has no commit for $f, a step of the series: $KERNEL cannot leave a step out (nothing more was removed)"
-		fi
 		rm -f -- "$(path_of "$f")"
 		removed=$((removed + 1))
 		info "removed: $f (no commit of $br names it)"
@@ -277,6 +282,13 @@ check_stack() {
 	done <"$tmp/.plan"
 	while read -r f; do
 		grep -q " $f\$" "$tmp/.plan" || { bad=$((bad + 1)); printf 'not in the stack: %s\n' "$f"; }
+		# a base's own patch stands for a step of the series (of the
+		# same name): one without (a step renamed in the series since)
+		# would be applied besides the series' own
+		if [ -n "$BASE_SUB" ] && [ ! -e "$(series_of "$f")" ]; then
+			bad=$((bad + 1))
+			printf 'no step of the series: %s (renamed in the series? export %s again)\n' "$(path_of "$f" | sed "s#^$TOP/##")" "$KERNEL"
+		fi
 	done < <(all_patches)
 	[ "$bad" -eq 0 ] || die "$bad of the course's patches differ from what $br exports"
 	if [ -n "$BASE_SUB" ]; then
@@ -293,26 +305,33 @@ other_base() { local b; for b in $BASES; do [ "$b" = "$KERNEL" ] || { echo "$b";
 second_base() { local b; for b in $BASES; do [ "$b" = "$MAIN_BASE" ] || { echo "$b"; return; }; done; }
 
 # fixups BRANCH: the commits of BRANCH that no note names, each with the
-# course file of the step it changes ("COMMIT FILE"): a 'fixup! SUBJECT'
-# (or squash!, amend!) commit belongs to the last noted commit before it
-# whose subject begins with SUBJECT, as for git rebase --autosquash
+# course file of the step it changes and how ("COMMIT FILE fixup" or
+# "COMMIT FILE amend"): a 'fixup! SUBJECT' or 'amend! SUBJECT' commit
+# belongs to the last noted commit before it whose subject is SUBJECT, else
+# the last whose subject begins with it, as for git rebase --autosquash.
+# Call it in this shell, its output to a file: its die must stop the port.
 fixups() {
-	local br=$1 c s target f t
+	local br=$1 c s how target prefix f t ts
 	while read -r c; do
 		[ -z "$(note_of "$c")" ] || continue
 		s=$(kgit log -1 --format=%s "$c")
 		case $s in
-		"fixup! "* | "squash! "* | "amend! "*) s=${s#*! } ;;
+		"fixup! "*) how=fixup s=${s#fixup! } ;;
+		"amend! "*) how=amend s=${s#amend! } ;;
+		"squash! "*) die "$(kgit log -1 --format='%h %s' "$c"): a squash! commit; make it a fixup (git commit --fixup=COMMIT) or, to change the step's message, an amend! (git commit --fixup=amend:COMMIT)" ;;
 		*) die "$(kgit log -1 --format='%h %s' "$c"): a commit of $br with no course file; to carry a change, make it with 'git commit --fixup=COMMIT' (COMMIT: the step it changes)" ;;
 		esac
-		target=""
+		target="" prefix=""
 		while read -r t; do
 			[ -n "$(note_of "$t")" ] || continue
-			case $(kgit log -1 --format=%s "$t") in "$s"*) target=$t ;; esac
+			ts=$(kgit log -1 --format=%s "$t")
+			[ "$ts" != "$s" ] || target=$t
+			case $ts in "$s"*) prefix=$t ;; esac
 		done < <(kgit rev-list --reverse "distro..$c^")
+		target=${target:-$prefix}
 		[ -n "$target" ] || die "$(kgit log -1 --format='%h %s' "$c"): no step of $br has the subject '$s'"
 		f=$(note_of "$target")
-		echo "$c $f"
+		echo "$c $f $how"
 	done < <(kgit rev-list --reverse "distro..$br")
 }
 
@@ -331,6 +350,10 @@ stack_worktree() {
 		return
 	fi
 	wt=$BUILD/port-$br
+	if [ -e "$wt/.git" ] && { [ -d "$(git -C "$wt" rev-parse --git-path rebase-merge 2>/dev/null)" ] ||
+		[ -d "$(git -C "$wt" rev-parse --git-path rebase-apply 2>/dev/null)" ]; }; then
+		die "a port stopped at a conflict in $wt: finish it there (git add, git rebase --continue) or drop it (git rebase --abort), then run this again"
+	fi
 	kgit worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
 	kgit worktree prune
 	kgit worktree add -q --no-checkout "$wt" "$br" >/dev/null 2>&1 || die "no worktree for $br at $wt"
@@ -345,7 +368,7 @@ drop_worktree() { case $1 in "$BUILD"/port-*) kgit worktree remove --force "$1" 
 # branch) folded into the step whose note is FILE, by a rebase -i whose
 # list is written here; a conflict stops it, named
 fold() {
-	local wt=$1 todo c f line picks
+	local wt=$1 todo c f line picks fc ff fhow
 	shift
 	todo=$(mktemp "${TMPDIR:-/tmp}/userns-labs-todo.XXXXXX")
 	picks=" "
@@ -355,7 +378,10 @@ fold() {
 		echo "pick $c"
 		f=$(note_of "$c")
 		for line in "$@"; do
-			[ "${line#* }" != "$f" ] || echo "fixup ${line%% *}"
+			read -r fc ff fhow <<<"$line"
+			[ "$ff" = "$f" ] || continue
+			# an amend! carries the step's new message: fixup -C takes it
+			if [ "$fhow" = amend ]; then echo "fixup -C $fc"; else echo "fixup $fc"; fi
 		done
 	done < <(git -C "$wt" rev-list --reverse distro..HEAD) >"$todo"
 	if ! GIT_SEQUENCE_EDITOR="cp $todo" git -C "$wt" rebase -q -i distro >"$todo.out" 2>&1; then
@@ -376,25 +402,29 @@ fold() {
 # BRANCH (made from the tags when it does not exist) and folded into their
 # steps
 carry() {
-	local br=$1 dir=$2 p f wt out files=() pairs=()
+	local br=$1 dir=$2 p f how wt out before files=() pairs=()
 	need_kernel_tree
 	FORCE='' "$TOP/scripts/apply-steps.sh"
 	kgit rev-parse -q --verify "refs/heads/$br" >/dev/null || FORCE='' make_stack "$br" 2>/dev/null
-	[ -z "$(fixups "$br")" ] || die "$KERNEL's $br has changes not folded yet (commits with no course file): fold or drop them first"
-	while read -r p f; do
+	fixups "$br" >"$dir/own-fixups"
+	[ ! -s "$dir/own-fixups" ] || die "$KERNEL's $br has changes not folded yet (commits with no course file): fold or drop them first"
+	while read -r p f how; do
 		mapfile -t -O "${#files[@]}" files < <(git apply --numstat "$dir/$p" | cut -f3)
 	done <"$dir/list"
 	wt=$(stack_worktree "$br" "${files[@]}")
-	while read -r p f; do
+	before=$(git -C "$wt" rev-parse HEAD)
+	while read -r p f how; do
 		if ! out=$(git -C "$wt" am -q -3 "$dir/$p" 2>&1); then
 			git -C "$wt" am --abort >/dev/null 2>&1 || true
+			# the changes carried before this one go too: all or none
+			git -C "$wt" reset -q --hard "$before"
 			printf '%serror:%s the change to %s does not apply to the stack of %s:\n' "$C_RED" "$C_OFF" "$f" "$KERNEL" >&2
 			printf '%s\n' "$out" | grep -v '^hint:' | head -12 | sed 's/^/    /' >&2
 			printf 'Nothing was changed on either base. Make the change on %s by hand (git commit --fixup on its %s), then make export-stack for both bases (%s first).\n' "$KERNEL" "$br" "$MAIN_BASE" >&2
 			drop_worktree "$wt"
 			exit 1
 		fi
-		pairs+=("$(git -C "$wt" rev-parse HEAD) $f")
+		pairs+=("$(git -C "$wt" rev-parse HEAD) $f $how")
 	done <"$dir/list"
 	fold "$wt" "${pairs[@]}"
 	drop_worktree "$wt"
@@ -402,21 +432,22 @@ carry() {
 }
 
 port() {
-	local br=${1:-stack} other c f i=0 wt pairs=() files=()
+	local br=${1:-stack} other c f how i=0 wt pairs=() files=()
 	need_kernel_tree
 	other=$(other_base)
 	kgit rev-parse -q --verify "refs/heads/$br" >/dev/null ||
 		die "no branch $br on $KERNEL: make stack, commit the change with git commit --fixup, then make port"
-	mapfile -t pairs < <(fixups "$br")
-	[ "${#pairs[@]}" -gt 0 ] ||
-		die "$br has no change to carry: commit it on $br with 'git commit --fixup=COMMIT' (COMMIT: the step it changes), then make port"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
+	fixups "$br" >"$tmp/fixups"
+	mapfile -t pairs <"$tmp/fixups"
+	[ "${#pairs[@]}" -gt 0 ] ||
+		die "$br has no change to carry: commit it on $br with 'git commit --fixup=COMMIT' (COMMIT: the step it changes), then make port"
 	for c in "${pairs[@]}"; do
 		i=$((i + 1))
-		f=${c#* } c=${c%% *}
+		read -r c f how <<<"$c"
 		kgit format-patch -1 --stdout --zero-commit --no-signature "$c" >"$tmp/$(printf '%04d' "$i").patch"
-		printf '%04d.patch %s\n' "$i" "$f" >>"$tmp/list"
+		printf '%04d.patch %s %s\n' "$i" "$f" "$how" >>"$tmp/list"
 		mapfile -t -O "${#files[@]}" files < <(kgit diff-tree --no-commit-id --name-only -r "$c")
 		info "$KERNEL: $(kgit log -1 --format='%h %s' "$c") -> $f"
 	done

@@ -77,11 +77,12 @@ changed() { # the course files that differ from the repository's, as kind/name
 		sed -E -e 's#^Files .* and (.*) differ$#\1#' -e 's#^Only in ([^:]*): (.*)$#\1/\2#' -e "s#^$TOP/##" |
 		LC_ALL=C sort -u | tr '\n' ' '
 }
-# fixup BASE FILE LINE [PATH]: on BASE's stack, a 'git commit --fixup' of
-# the step whose course file is FILE, adding LINE at the end of PATH (a new
-# file, or one the second base does not have)
+# fixup BASE FILE LINE [PATH [SUBJECT]]: on BASE's stack, a 'git commit
+# --fixup' of the step whose course file is FILE, adding LINE at the end of
+# PATH (a new file, or one the second base does not have); with SUBJECT, an
+# amend! that gives the step that subject
 fixup() {
-	local b=$1 f=$2 line=$3 path=${4:-} r c w
+	local b=$1 f=$2 line=$3 path=${4:-} subject=${5:-} r c w
 	r=$(base_build "$b")/linux
 	c=$(git -C "$r" rev-list "distro..$br" | while read -r x; do
 		[ "$(git -C "$r" notes --ref=refs/notes/userns-labs show "$x" 2>/dev/null)" = "userns-labs-file: $f" ] && echo "$x"
@@ -95,7 +96,12 @@ fixup() {
 	mkdir -p "$(dirname "$w/$path")"
 	printf '%s\n' "$line" >>"$w/$path"
 	git -C "$w" add -f -- "$path"
-	git -C "$w" -c user.name=t -c user.email=t@t commit -q --fixup="$c" || return 1
+	if [ -n "$subject" ]; then
+		GIT_EDITOR="sed -i '3s/.*/$subject/'" \
+			git -C "$w" -c user.name=t -c user.email=t@t commit -q --fixup=amend:"$c" || return 1
+	else
+		git -C "$w" -c user.name=t -c user.email=t@t commit -q --fixup="$c" || return 1
+	fi
 	git -C "$r" worktree remove --force "$w"
 }
 port() { STEPS_DIR=$S/course/kernel-steps SOLUTIONS_DIR=$S/course/solutions "$TOP/scripts/stack.sh" port "$br" 2>&1; }
@@ -113,6 +119,20 @@ t_expect "... it changes the series' patch alone" "solutions/$shared " "$(change
 t_grep "... which carries the change" '^\+/\* userns-labs series test \*/' "$(cat "$S/course/solutions/$shared" 2>/dev/null)"
 t_expect "... and $other's stack got it, folded into its step" "1 0" \
 	"$(git -C "$rother" log -p "distro..$br" | grep -c '^+/\* userns-labs series test \*/') $(git -C "$rother" log --format=%s "distro..$br" | grep -c '^fixup! ')"
+
+# an amend! (git commit --fixup=amend:COMMIT): the step's new message too,
+# on both bases
+copy
+fixup "$MAIN_BASE" "solutions/$shared" '/* userns-labs series test, amend */' userns-labs-series-test.c \
+	"userns: a subject the series test gave" || t_fail "an amend! on $MAIN_BASE's stack"
+out=$(port)
+rc=$?
+t_expect "port of an amend! to a shared step: it succeeds" 0 "$rc"
+[ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
+t_grep "... the series' patch has the new subject" '^Subject: \[PATCH\] userns: a subject the series test gave$' \
+	"$(cat "$S/course/solutions/$shared" 2>/dev/null)"
+t_expect "... and $other's step too (so it keeps no patch of its own)" "1 solutions/$shared " \
+	"$(git -C "$rother" log --format=%s "distro..$br" | grep -cx 'userns: a subject the series test gave') $(changed)"
 
 # a step the second base keeps on its own: the change reaches both patches
 own=$(cd "$SOLUTIONS_DIR/$other" && for f in [0-9][0-9]-*.patch; do echo "$f"; break; done)
@@ -142,6 +162,9 @@ copy
 if [ -z "$cfile" ]; then
 	t_fail "a step of $MAIN_BASE that changes a file $other does not have (none found)"
 else
+	# (a change that would go there first: all or none)
+	fixup "$MAIN_BASE" "solutions/$shared" '/* userns-labs series test, first */' userns-labs-series-test.c ||
+		t_fail "a fixup on $MAIN_BASE's stack"
 	fixup "$MAIN_BASE" "$cfile" '/* userns-labs series test, conflict */' "$cpath" || t_fail "a fixup on $MAIN_BASE's stack"
 	before=$(git -C "$rother" rev-parse "$br")
 	out=$(port)
@@ -150,7 +173,7 @@ else
 	t_grep "... naming the step" "the change to $cfile does not apply to the stack of $other" "$out"
 	t_grep "... and the file" "$cpath" "$out"
 	t_expect "... and writes nothing" "" "$(changed)"
-	t_expect "... and leaves $other's stack as it was" "$before" "$(git -C "$rother" rev-parse "$br")"
+	t_expect "... and leaves $other's stack as it was, the change before it too" "$before" "$(git -C "$rother" rev-parse "$br")"
 fi
 
 t_summary series

@@ -39,8 +39,11 @@ class Base(unittest.TestCase):
 
 class Parse(Base):
     def test_the_forms(self):
-        c = labconf.parse('# c\n\nTITLE="a \\"b\\" c"\nSEED=000\nHINT=\'x $y\'\nFILES="a b"  # files\n')
-        self.assertEqual(c, {"TITLE": 'a "b" c', "SEED": "000", "HINT": "x $y", "FILES": "a b"})
+        c = labconf.parse('# c\n\nTITLE="a \\"b\\" c"\nSEED=000\nHINT=\'x $y\'\nFILES="a b"  # files\n'
+                          'SERIES="x\\ny"\n')
+        # as the shell reads it: in double quotes a backslash escapes only $ ` " \
+        self.assertEqual(c, {"TITLE": 'a "b" c', "SEED": "000", "HINT": "x $y", "FILES": "a b",
+                             "SERIES": "x\\ny"})
 
     def test_errors_name_the_line(self):
         for text, msg in (('TITLE="a"\nTITEL="b"\n', "lab.conf:2: TITEL is no key"),
@@ -48,7 +51,11 @@ class Parse(Base):
                           ('export TITLE=a\n', "lab.conf:1: not KEY="),
                           ('TIMEOUT="1m"\n', "TIMEOUT must be a whole number"),
                           ('TITLE=a\nTITLE=b\n', "lab.conf:2: TITLE is set twice"),
-                          ('TITLE="a `id`"\n', "not KEY=")):
+                          ('TITLE="a `id`"\n', "not KEY="),
+                          ('POINTS=010\n', "without leading zeros"),
+                          ('TITLE="v"#c\n', "not KEY="),
+                          ('SERIES=a\\b\n', "not KEY="),
+                          ('FILES=~/f\n', "not KEY=")):
             with self.subTest(text=text):
                 with self.assertRaises(labconf.LabError) as e:
                     labconf.parse(text)
@@ -78,14 +85,32 @@ class Points(Base):
                             "ktap_plan 3, and the scorer sees 2 point(s)"),
                            ('ktap_plan 1\nexpect "a" x true\nktap_ok "b"\n', "check:3: ktap_ok prints a result"),
                            ('ktap_plan 1\nexpect "a" x true\n[ -e /x ] && echo "ok 2 b"\n', "prints a result the scorer"),
+                           ('ktap_plan 3 # a, c, b\nexpect "a" x true\n'
+                            'case $(ktap_base) in *) expect "c" y true ;; esac\nexpect "b" x true\n', None),
+                           ('ktap_plan 2\nexpect "a" x true\n: <<\'X\'\nexpect "b" fixed false\nX\n',
+                            "check:4: a point or a result inside a here-document"),
+                           ('ktap_plan 1\nexpect "a" x true\nprintf \'%s\\n\' "ok $ktap_n b"\n', "prints a result"),
+                           ('ktap_plan 1\nexpect "a" x true\nktap_n=$((ktap_n + 1))\n', "prints a result"),
+                           ('ktap_plan 2\nif x; then expect "a" x true; else\n#@ points 5\nexpect "a" y true\nfi\n',
+                            "check:4: '#@' above a, which an earlier line already declared"),
+                           ('ktap_plan 1\nx=$(echo expect "a")\n', "where a command does not start"),
                            ('ktap_plan 1\n#@ pointz 3\nexpect "a" x true\n', "unknown declaration"),
                            ('ktap_plan 1\n#@ guard\n#@ points 2\nexpect "a" x true\n', "a is a guard"),
                            ('ktap_plan 1\nexpect "a" x true\n#@ guard\n', "no point after it")):
             with self.subTest(check=check):
                 p = self.lab("04", check=check)
+                if msg is None:
+                    # seen: a case arm's point counted, the plan's comment read
+                    self.assertEqual([x[0] for x in labconf.points(p)], ["a", "c", "b"])
+                    continue
                 with self.assertRaises(ValueError) as e:
                     labconf.points(p)
                 self.assertIn(msg, str(e.exception))
+
+    def test_two_calls_on_a_line_and_after_keywords(self):
+        p = self.lab("05", check='ktap_plan 4\nif ! expect "a" x true; then expect "b" y true; fi\n'
+                                 'while false; do expect "c" z true; done\n[ -e x ] || ktap_skip "d" why\n')
+        self.assertEqual([x[0] for x in labconf.points(p)], ["a", "b", "c", "d"])
 
     def test_lint(self):
         self.lab("01", check='ktap_plan 1\nexpect "a" x true\n')
