@@ -24,6 +24,10 @@ set -u
 . "$(dirname "$0")/qemu-outcomes.sh"
 # what the grader makes, the sandbox's user must read (worktrees, copies)
 umask 022
+# the branch of a repository submission is the submission's own ("repo#branch",
+# below), never the caller's environment: in a class run it would be taken
+# for every repository
+SUB_REF=""
 
 G=${GRADE_DIR:-$BUILD/grade}
 OUT=${GRADE_OUT:-$G/results}
