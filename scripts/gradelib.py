@@ -41,8 +41,7 @@ import ktap  # noqa: E402  (scripts/ktap.py, beside this file)
 import labconf  # noqa: E402  (scripts/labconf.py: a lab's declarations)
 
 
-def labs_dir():
-    return os.environ.get("LABS_DIR") or os.path.join(TOP, "labs")
+labs_dir = labconf.labs_dir
 
 
 # --- names -----------------------------------------------------------------
@@ -429,13 +428,7 @@ def prepare(sub, outdir, tree_files=None):
 
 # --- a lab's declarations ----------------------------------------------------
 
-def lab_path(lab):
-    n = "%02d" % int(lab)
-    d = labs_dir()
-    for e in sorted(os.listdir(d)):
-        if e.startswith(n + "-") and os.path.isdir(os.path.join(d, e)):
-            return os.path.join(d, e)
-    return None
+lab_path = labconf.lab_path
 
 
 def lab_conf(lab):

@@ -96,9 +96,10 @@ def labs_dir():
 
 
 def lab_path(lab, labs=None):
-    """A lab's folder from its folder or number; None when there is none."""
-    if os.path.isdir(str(lab)):
-        return str(lab).rstrip("/")
+    """A lab's folder from its folder or number; None when there is none.
+    A number is always a number (a folder "05" where it runs is not lab 5)."""
+    if not re.fullmatch(r"[0-9]+", str(lab)):
+        return str(lab).rstrip("/") if os.path.isdir(str(lab)) else None
     try:
         n = "%02d" % int(str(lab), 10)
     except ValueError:

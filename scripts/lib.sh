@@ -100,18 +100,22 @@ SOLUTIONS_DIR=${SOLUTIONS_DIR:-$TOP/solutions}
 # for that step: its own (kernel-steps/6.1/NAME) if it has one, else the
 # series' (kernel-steps/NAME), which may not exist
 base_patch() {
-	local d n
+	local s
+	s=$(series_patch "$1") || return 1
+	if [ -n "$BASE_SUB" ] && [ -f "${s%/*}/$BASE_SUB/${s##*/}" ]; then
+		printf '%s\n' "${s%/*}/$BASE_SUB/${s##*/}"
+	else
+		printf '%s\n' "$s"
+	fi
+}
+# series_patch kernel-steps/NAME|solutions/NAME: the series' file of that
+# name (which may not exist)
+series_patch() {
 	case $1 in
-	kernel-steps/*) d=$STEPS_DIR ;;
-	solutions/*) d=$SOLUTIONS_DIR ;;
+	kernel-steps/*) printf '%s/%s\n' "$STEPS_DIR" "${1#kernel-steps/}" ;;
+	solutions/*) printf '%s/%s\n' "$SOLUTIONS_DIR" "${1#solutions/}" ;;
 	*) return 1 ;;
 	esac
-	n=${1#*/}
-	if [ -n "$BASE_SUB" ] && [ -f "$d/$BASE_SUB/$n" ]; then
-		printf '%s\n' "$d/$BASE_SUB/$n"
-	else
-		printf '%s\n' "$d/$n"
-	fi
 }
 # base_patches kernel-steps|solutions GLOB: the files base KERNEL applies for
 # the steps whose names match GLOB (the series' names and its own), in

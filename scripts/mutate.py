@@ -43,6 +43,9 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import labconf  # noqa: E402  (scripts/labconf.py: a lab's declarations)
+
 MAIN_BASE = "6.12"
 
 # The operators, in the order they run (a mutant that another operator has
@@ -1938,8 +1941,6 @@ def report(args):
 def userspace_program(labdir):
     """A user-space lab's program (lab.conf USERSPACE, as scripts/labconf.py
     reads it), or None"""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import labconf
     if not os.path.exists(os.path.join(labdir, "lab.conf")):
         return None
     return labconf.read(labdir).get("USERSPACE") or None

@@ -60,12 +60,6 @@ path_of() {
 	solutions/*) printf '%s/%s\n' "$SOLUTIONS_DIR${BASE_SUB:+/$BASE_SUB}" "${1#solutions/}" ;;
 	esac
 }
-series_of() { # NAME: the series' file of that name (it may not exist)
-	case $1 in
-	kernel-steps/*) printf '%s/%s\n' "$STEPS_DIR" "${1#kernel-steps/}" ;;
-	solutions/*) printf '%s/%s\n' "$SOLUTIONS_DIR" "${1#solutions/}" ;;
-	esac
-}
 # course_files: the patch files in the order apply-steps.sh applies them
 course_files() {
 	local k n f last
@@ -93,7 +87,7 @@ all_patches() {
 series_gives() {
 	local exported=$1 c=$2 s idx tree
 	[ -n "$BASE_SUB" ] || return 1
-	s=$(series_of "$3")
+	s=$(series_patch "$3")
 	[ -f "$s" ] || return 1
 	# the message: everything before the diff (format-patch's header,
 	# the message, the diffstat)
@@ -285,7 +279,7 @@ check_stack() {
 		# a base's own patch stands for a step of the series (of the
 		# same name): one without (a step renamed in the series since)
 		# would be applied besides the series' own
-		if [ -n "$BASE_SUB" ] && [ ! -e "$(series_of "$f")" ]; then
+		if [ -n "$BASE_SUB" ] && [ ! -e "$(series_patch "$f")" ]; then
 			bad=$((bad + 1))
 			printf 'no step of the series: %s (renamed in the series? export %s again)\n' "$(path_of "$f" | sed "s#^$TOP/##")" "$KERNEL"
 		fi
