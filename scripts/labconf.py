@@ -173,6 +173,22 @@ def get(lab, key, default=None):
 def points(lab):
     """[(name, weight, kind)] of a lab's check, in order (see the module's
     help); LabError for what the scorer could not see."""
+    return [(n, w, k) for n, w, k, _ in _points(lab)]
+
+
+def unexplained(lab):
+    """The names of the check's expect and expect_xfail points with no
+    if_wrong since the point before: a failure of one prints no
+    plain-language "# wrong: ..." line for the student."""
+    return [n for n, _, _, said in _points(lab) if said is False]
+
+
+IF_WRONG = re.compile(CMD_START + r'if_wrong(?=\s)')
+
+
+def _points(lab):
+    """points(), each with whether an if_wrong came before it since the
+    point before (None for a skip, which is never wrong)."""
     p = lab_path(lab)
     if not p or not os.path.exists(os.path.join(p, "check")):
         return []
@@ -182,6 +198,7 @@ def points(lab):
     with open(f, encoding="utf-8") as fh:
         lines = fh.read().split("\n")
     heredoc = None      # (delimiter, tabs stripped) while in a here-document
+    said = False        # an if_wrong since the last point
     for i, line in enumerate(lines, 1):
         if heredoc:
             if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
@@ -210,6 +227,8 @@ def points(lab):
         if raw:
             raise LabError("%s:%d: %s prints a result the scorer does not see: make it a point "
                            "(expect, expect_xfail, ktap_skip, ktap_needs)" % (where, i, raw.group(0).strip()))
+        if IF_WRONG.search(code):
+            said = True
         if re.search(r"(?<![\w-])ktap_plan(?![\w-])", code):
             pm = PLAN.match(code)
             if not pm or not re.fullmatch(r"[0-9]+", pm.group(1)):
@@ -237,8 +256,10 @@ def points(lab):
             kind = "guard" if decl.get("guard") else "point"
             if kind == "guard" and "points" in decl:
                 raise LabError("%s:%d: %s is a guard: it earns no points" % (where, i, name))
-            out.append((name, decl.get("points", 1.0), kind))
+            out.append((name, decl.get("points", 1.0), kind,
+                        said if m.group(1) in ("expect", "expect_xfail") else None))
             decl = {}
+            said = False
     if decl:
         raise LabError("%s: a '#@' declaration with no point after it" % where)
     if out and plan is not None and plan != len(out):
@@ -262,6 +283,9 @@ def lint(labs=None):
                     problems.append("%s/lab.conf: %s is not set" % (e, k))
             if os.path.exists(os.path.join(p, "check")) and not points(p):
                 problems.append("%s/check: no point" % e)
+            for n in unexplained(p):
+                problems.append("%s/check: %s has no if_wrong before it: its failure would print "
+                                "no \"wrong: ...\" line for the student" % (e, n))
         except (LabError, OSError) as err:
             problems.append(str(err))
     return problems

@@ -112,9 +112,21 @@ class Points(Base):
                                  'while false; do expect "c" z true; done\n[ -e x ] || ktap_skip "d" why\n')
         self.assertEqual([x[0] for x in labconf.points(p)], ["a", "b", "c", "d"])
 
+    def test_every_failure_says_what_is_wrong(self):
+        p = self.lab("06", check='ktap_plan 5\nif_wrong "w"\n#@ guard\nexpect "a" x true\n'
+                                 'expect "b" y true\nktap_skip "c" why\n'
+                                 '[ -e x ] && if_wrong "w2"\nexpect_xfail "d" z true\n'
+                                 'expect "e" if_wrong\n')
+        self.assertEqual(labconf.unexplained(p), ["b", "e"])
+        self.lab("07", check='ktap_plan 1\nexpect "a" x true\n')
+        self.assertEqual(labconf.lint(self.labs),
+                         ["%s/check: %s has no if_wrong before it: its failure would print no "
+                          "\"wrong: ...\" line for the student" % (d, n) for d, n in
+                          (("06-x", "b"), ("06-x", "e"), ("07-x", "a"))])
+
     def test_lint(self):
-        self.lab("01", check='ktap_plan 1\nexpect "a" x true\n')
-        self.lab("02", 'TITLE="t"\n', check='ktap_plan 1\nexpect "a" x true\n')
+        self.lab("01", check='ktap_plan 1\nif_wrong "w"\nexpect "a" x true\n')
+        self.lab("02", 'TITLE="t"\n', check='ktap_plan 1\nif_wrong "w"\nexpect "a" x true\n')
         self.lab("03", CONF + "BOGUS=1\n")
         self.assertEqual(labconf.lint(self.labs), ["02-x/lab.conf: %s is not set" % k for k in
                                                    ("SERIES", "UPSTREAM", "FILES", "POINTS", "HINT")] +
