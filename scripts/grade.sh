@@ -554,9 +554,10 @@ descendants() {
 	done
 	echo "${kids[*]}"
 }
-# Ctrl-C or a kill: every process of the run ends with it (QEMU and the
-# sandbox run under timeout, in process groups of their own, which a
-# terminal's Ctrl-C does not reach); what was being graded has no result,
+# Ctrl-C or a kill: every process of the run ends with it (the sandbox
+# runs under timeout, in a process group of its own, which a terminal's
+# Ctrl-C does not reach; a kill of this script alone reaches no child);
+# what was being graded has no result,
 # so the next run grades it
 on_signal() {
 	local k

@@ -177,6 +177,37 @@ die() {
 	exit 1
 }
 
+# stop_early_boot: a build is needed: the boot that lab.sh started with
+# the last kernel and initramfs (its early_boot) is stopped, and marked
+# stale so that none of its results is read
+stop_early_boot() {
+	[ -n "${EARLY_BOOT_PID:-}" ] || return 0
+	[ -z "${EARLY_BOOT_STALE:-}" ] || : >"$EARLY_BOOT_STALE"
+	kill -TERM -- "-$EARLY_BOOT_PID" "$EARLY_BOOT_PID" 2>/dev/null || true
+	EARLY_BOOT_PID=
+}
+
+# on_interrupt TEXT: Ctrl-C (SIGINT) or SIGTERM from here on says TEXT in
+# one line ("stopped (Ctrl-C): TEXT"), runs the function interrupt_cleanup
+# when the script has one, and ends the script by that same signal, so
+# that whatever ran it (lab.sh, make) stops too and nothing reads a Ctrl-C
+# as a result (a failed build, a failed check). Bash runs the trap once
+# the command in the foreground has ended: a command that Ctrl-C reaches
+# too (make, QEMU) ends first, its output written.
+on_interrupt() {
+	INTERRUPT_TEXT=$1
+	trap '_interrupted INT' INT
+	trap '_interrupted TERM' TERM
+}
+_interrupted() {
+	trap - INT TERM
+	[ "$(type -t interrupt_cleanup)" != function ] || interrupt_cleanup || true
+	printf '\n%sstopped%s (%s): %s\n' "$C_RED" "$C_OFF" \
+		"$([ "$1" = INT ] && echo Ctrl-C || echo SIG"$1")" "$INTERRUPT_TEXT" >&2
+	kill -"$1" $$
+	exit 130
+}
+
 # deb_packaged PKG: apt knows a package of exactly this name (apt-get and
 # apt-cache take a name with a dot as a pattern: linux-source-6.1 would
 # match linux-source-6.12)
@@ -324,14 +355,29 @@ tree_where() {
 # files) as one git tree id, without touching the real index: what the
 # kernel would be built from. Empty when git cannot say.
 work_tree_id() {
-	local idx gd id=
+	local idx gd id="" keep
 	gd=$(kgit rev-parse --absolute-git-dir 2>/dev/null) || return 0
-	idx=$(mktemp "${TMPDIR:-/tmp}/userns-labs-index.XXXXXX")
-	cp "$gd/index" "$idx" 2>/dev/null || true
+	# An index of our own, kept from one call to the next beside the
+	# objects (WORK_INDEX, or OBJ_DIR's): its record of each file's size
+	# and times is fresh, so 'add -A' reads no file that did not change,
+	# and write-tree reuses the trees it knows. A temporary copy of the
+	# real index when there is no such place.
+	keep=${WORK_INDEX:-$OBJ_DIR/.userns-labs-index}
+	if [ -d "$(dirname "$keep")" ] && [ -w "$(dirname "$keep")" ]; then
+		idx=$keep
+		[ -f "$idx" ] || cp "$gd/index" "$idx" 2>/dev/null || true
+	else
+		keep=
+		idx=$(mktemp "${TMPDIR:-/tmp}/userns-labs-index.XXXXXX")
+		cp "$gd/index" "$idx" 2>/dev/null || true
+	fi
 	if GIT_INDEX_FILE=$idx kgit add -A >/dev/null 2>&1; then
 		id=$(GIT_INDEX_FILE=$idx kgit write-tree 2>/dev/null || true)
+	else
+		# (a broken index of ours: made again next time)
+		rm -f "$idx"
 	fi
-	rm -f "$idx"
+	[ -n "$keep" ] || rm -f "$idx"
 	printf '%s\n' "$id"
 }
 
@@ -407,7 +453,9 @@ copy_obj() {
 	[ -f "$from/.userns-labs-tree" ] || return 1
 	rm -rf -- "$to"
 	cp -a -- "$from" "$to" || return 1
-	rm -f -- "$to"/.userns-labs-built "$to/vmlinux-gdb.py"
+	# (and work_tree_id's index: its record of file times is the other
+	# tree's, and would make git read every file of this one again)
+	rm -f -- "$to"/.userns-labs-built "$to/vmlinux-gdb.py" "$to/.userns-labs-index"
 	# absolute paths in kbuild's records: objtool's objects (by the obj
 	# dir's path), host programs' sources, some folders' include paths, the
 	# source tree that Kconfig read (include/config/auto.conf.cmd)

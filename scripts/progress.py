@@ -11,14 +11,21 @@ updates in place (at most every 0.2 s); elsewhere (a CI log), one line every
 15 s. With an expected count (--expect N, or the number in --count-file,
 kept from the last run), the line says done of expected, the percentage,
 the time so far and an estimate of what is left; without one, the count
-and the time. With --save, the count is written to --count-file at the end,
-for the next run.
+and the time. At the end, the line is cleared on a terminal; elsewhere,
+when a progress line was printed, a last one says what was done ("building:
+8 done in 0:16"), so that no log ends on a stale "8/1458 0%". With --save,
+the count is written to --count-file at the end, for the next run.
+
+Ctrl-C is for the command, not for this reader: SIGINT is ignored here, so
+that the command's last lines (make's "Interrupt") still reach LOG and the
+pipeline ends when the command does, with the command's status.
 
 Standard library only; the unit tests are in tests/test_progress.py.
 """
 import argparse
 import os
 import re
+import signal
 import sys
 import time
 
@@ -86,6 +93,9 @@ def run(inp, log, err, what, expect, every, tty, clock=time.monotonic, interval=
     if tty and shown:
         err.write("\r\033[K")
         err.flush()
+    elif shown:
+        err.write("%s: %d done in %s\n" % (what, done, fmt_time(clock() - start)))
+        err.flush()
     return done
 
 
@@ -98,6 +108,7 @@ def main(argv=None):
     p.add_argument("--what", default="building")
     p.add_argument("--every", action="store_true", help="count every line")
     a = p.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the count of an earlier run is the better guess; --expect is the fallback
     expect = (read_expect(a.count_file) if a.count_file else None) or a.expect
     tty = sys.stderr.isatty() and os.environ.get("TERM", "dumb") != "dumb"

@@ -123,8 +123,21 @@ for i in "${!qemu[@]}"; do
 done
 qemu+=(-display none -monitor none -serial stdio -serial "file:$raw")
 
+# Ctrl-C (or SIGTERM to the process group) ends the boot at once: QEMU,
+# in this process group (timeout --foreground: timeout's own group would
+# keep it from a terminal's Ctrl-C), stops; the readers of its output
+# ignore the signal, so the kernel log keeps every line QEMU wrote; then
+# this script ends by the signal, with no result read from a boot that
+# did not finish.
+interrupt_cleanup() {
+	printf '\n[userns-labs: the boot was stopped by a signal (Ctrl-C) here; no result was read]\n' >>"$log"
+	rm -f "$ktap"
+	rm -rf "$tmp"
+}
+on_interrupt "the boot in QEMU; no result was read (the kernel log so far: $log)"
 set +e
-timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 | head -c "$cap" | tr -d '\r' >"$log"
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 |
+	(trap '' INT TERM && head -c "$cap" | tr -d '\r') >"$log"
 rcs=("${PIPESTATUS[@]}")
 set -e
 qrc=${rcs[0]}

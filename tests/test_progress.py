@@ -72,6 +72,35 @@ class TestRun(unittest.TestCase):
         self.assertTrue(5 <= len(out) <= 7, out)
         self.assertNotIn("\r", err.getvalue())
         self.assertTrue(out[0].startswith("building: 15/100 15% 0:15"), out[0])
+        # the last line says the work is done, not where a line stopped
+        self.assertTrue(out[-1].startswith("building: 100 done in "), out[-1])
+
+    def test_a_build_that_does_less_than_expected_ends_done(self):
+        lines = ["  CC      f%d.o\n" % i for i in range(20)]
+        err = io.StringIO()
+        progress.run(iter(lines), io.StringIO(), err, "building", 1458, False, False,
+                     clock=FakeClock(1))
+        out = err.getvalue().splitlines()
+        self.assertEqual(out[-1], "building: 20 done in 0:21")
+
+    def test_ctrl_c_is_the_commands(self):
+        """SIGINT to the pipeline's group: the reader copies the command's
+        last lines and ends with it, no traceback."""
+        import signal
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "log")
+            sh = ("trap 'echo \"make: *** Interrupt\"; exit 2' INT; echo '  CC      a.o'; sleep 1; "
+                  "kill -INT 0; sleep 0.3; echo late")
+            p = subprocess.run(["bash", "-c", "set -o pipefail; bash -c \"$1\" | python3 \"$2\" \"$3\"",
+                                "_", sh, progress.__file__, log],
+                               stderr=subprocess.PIPE, text=True, timeout=30,
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertNotIn("KeyboardInterrupt", p.stderr)
+            with open(log) as f:
+                self.assertIn("Interrupt", f.read())
 
     def test_terminal_updates_in_place_and_clears(self):
         lines = ["  CC      f%d.o\n" % i for i in range(10)]
