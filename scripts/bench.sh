@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Figures, not assertions: how long the things a student waits for take.
 #   cold    import + steps + first build (empty ccache) + boot + lab 1 result
-#   edit    at lab 1 and lab 17 (BENCH_LABS): make check with nothing
-#           changed (x3); then add a function to the .c file the lab marks,
-#           rebuild, boot, check (x3); with ONLY=1, the lab's check alone
+#   edit    at lab 1 (BENCH_LABS) and, with ONLY=1 (its own check alone),
+#           the last kernel lab (BENCH_ONLY_LAB): the boot and the checks
+#           alone (run-qemu.sh); make check with nothing changed; make
+#           check after a one-line edit (a new function) of the .c file
+#           the lab marks; each BENCH_RUNS times (5)
 #   boot    boot to the end of the KTAP output (x5)
-#   gdb     make gdb's debug kernel at lab 1: nothing changed (x3), then after
-#           an edit of fs/exec.c (x3)
+#   gdb     make gdb's debug kernel at lab 1: nothing changed, then after
+#           a one-line edit of fs/exec.c (BENCH_RUNS times each)
 #   stair   the staircase and identity test (tests/staircase.sh)
 #   class   make grade-all on a class of 30 lab 1 submissions (scripts/class.sh:
 #           good, wrong, broken, CRLF, bundles, repositories), JOBS=1 and
@@ -49,12 +51,12 @@ if [[ " $what " == *" cold "* ]]; then
 	rows+=("cold: total to first lab result|$(secs "$t0" "$t2") s")
 fi
 
-# x3 PREP CMD...: CMD three times (after 'PREP I' each time), the spread
-# of its times
-x3() {
+# xn PREP CMD...: CMD BENCH_RUNS times, 5 by default (after 'PREP I' each
+# time), the spread of its times
+xn() {
 	local prep=$1 i t0 ts=""
 	shift
-	for i in 1 2 3; do
+	for ((i = 1; i <= ${BENCH_RUNS:-5}; i++)); do
 		"$prep" "$i"
 		t0=$(now)
 		"$@" >/dev/null 2>&1 || true
@@ -62,30 +64,40 @@ x3() {
 	done
 	echo "$ts" | spread
 }
-# add_function I: a real code change at the end of $edit_file (a new
-# function, a different one each time, so ccache cannot answer)
+# add_function I: a one-line code change at the end of $edit_file (a new
+# function on one line, a different one each time, so ccache cannot answer)
 add_function() {
-	printf '\nint userns_labs_bench_%s(int x);\nint userns_labs_bench_%s(int x)\n{\n\treturn x + %s;\n}\n' \
-		"$1" "$1" "$RANDOM" >>"$KERNEL_DIR/$edit_file"
+	printf 'int userns_labs_bench_%s_%s(int x) { return x + %s; }\n' "$1" "$RANDOM" "$RANDOM" >>"$KERNEL_DIR/$edit_file"
 }
 
-# edit_bench NN: at lab NN (its start, on student/lab-NN), make check with
-# nothing changed (x3), then after a real code change in the file the lab
-# marks (a new function, a different one each time, so ccache cannot
-# answer), x3
+# edit_bench NN: at lab NN (its start, on student/lab-NN): the boot and
+# checks alone, make check with nothing changed, then after a one-line code
+# change in the file the lab marks (add_function), BENCH_RUNS times each
 edit_bench() {
 	local n=$1
 	kgit checkout -q -f "student/lab-$n" 2>/dev/null || kgit checkout -q -f -B "student/lab-$n" "lab-$n-start"
 	edit_file=$(kgit diff --name-only "lab-$n-start^" "lab-$n-start" -- '*.c' | head -1)
 	[ -n "$edit_file" ] || die "lab $n: no .c file with LAB marks"
 	"$TOP/scripts/lab.sh" check "$n" >/dev/null 2>&1 || true
-	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: nothing changed -> make check (min/median/max of 3)|$(x3 : "$TOP/scripts/lab.sh" check "$n")")
-	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: edit $edit_file -> make check (min/median/max of 3)|$(x3 add_function "$TOP/scripts/lab.sh" check "$n")")
+	local labs=$n k
+	if [ -z "${ONLY:-}" ]; then
+		labs=""
+		for ((k = 1; k <= 10#$n; k++)); do lab_dir "$k" >/dev/null && labs="$labs $(printf '%02d' "$k")"; done
+	fi
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: the boot and check alone, run-qemu.sh (x5)|$(xn : "$TOP/scripts/run-qemu.sh" --labs "${labs# }" --log "$LOG_DIR/bench-boot.log")")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: nothing changed -> make check (x5)|$(xn : "$TOP/scripts/lab.sh" check "$n")")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: one-line edit of $edit_file -> make check (x5)|$(xn add_function "$TOP/scripts/lab.sh" check "$n")")
 	kgit checkout -q -- "$edit_file"
 }
 if [[ " $what " == *" edit "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
-	for n in ${BENCH_LABS:-01 16}; do edit_bench "$n"; done
+	# lab 1 (every check up to it), and the last kernel lab (not a
+	# user-space one) with ONLY=1 (its own check alone), as issue 32 asks
+	last_kernel=$(lab_dirs | while read -r d; do
+		[ -n "$(lab_conf "$(lab_num "$d")" USERSPACE)" ] || lab_num "$d"
+	done | tail -1)
+	for n in ${BENCH_LABS:-01}; do edit_bench "$n"; done
+	ONLY=1 edit_bench "${BENCH_ONLY_LAB:-$last_kernel}"
 	kgit checkout -q -f student/lab-01
 fi
 
@@ -105,9 +117,9 @@ if [[ " $what " == *" gdb "* ]]; then
 	[ -e "$KERNEL_DIR/.git" ] || die "run the cold bench first (BENCH=cold)"
 	kgit checkout -q -f student/lab-01
 	"$TOP/scripts/gdb.sh" build >/dev/null 2>&1 || die "make gdb's debug kernel did not build"
-	rows+=("make gdb's debug kernel at lab 1: nothing changed (x3)|$(x3 : "$TOP/scripts/gdb.sh" build)")
+	rows+=("make gdb's debug kernel at lab 1: nothing changed (x5)|$(xn : "$TOP/scripts/gdb.sh" build)")
 	edit_file=fs/exec.c
-	rows+=("make gdb's debug kernel at lab 1: edit fs/exec.c (x3)|$(x3 add_function "$TOP/scripts/gdb.sh" build)")
+	rows+=("make gdb's debug kernel at lab 1: one-line edit of fs/exec.c (x5)|$(xn add_function "$TOP/scripts/gdb.sh" build)")
 	kgit checkout -q -- fs/exec.c
 fi
 

@@ -28,6 +28,8 @@ compile() {
 		return
 	fi
 	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$newest_dep" -nt "$out" ]; then
+		# (lab.sh may be booting the last initramfs meanwhile)
+		stop_early_boot
 		# shellcheck disable=SC2086
 		gcc $CFLAGS -o "$out.tmp" "$src" ||
 			die "the guest program $src does not compile (see the errors above)"
@@ -59,6 +61,8 @@ if [ -f "$GUEST_DIR/initramfs.cpio" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key
 	info "initramfs up to date: ${GUEST_DIR#"$TOP"/}/initramfs.cpio"
 	exit 0
 fi
+# (lab.sh may be booting the last initramfs meanwhile: not this one)
+stop_early_boot
 rm -f "$stamp"
 
 rm -rf "$root"

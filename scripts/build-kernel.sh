@@ -11,9 +11,13 @@ FRAG=$TOP/kernel-steps/config.fragment
 log=$LOG_DIR/build-$(basename "$OBJ_DIR").log
 
 # The version string says which tree this kernel was built from, so a report
-# can be traced to its kernel: the tag or branch, the commit and, when the
-# work tree has changes, a hash of them.
-describe=$(kgit describe --tags --always 2>/dev/null || echo unknown)
+# can be traced to its kernel: the branch (or tag) and the id of the work
+# tree's content (git's tree id of every file, committed or not; git
+# cat-file -p shows it while the tree or any commit of it exists). It
+# names no commit: committing the work that was just built changes no byte
+# of the kernel, and no relink follows (a commit id in the string cost one).
+# (off any branch, the nearest tag: a commit made there changes no name)
+describe=$(kgit describe --tags --abbrev=0 2>/dev/null || kgit rev-parse --short HEAD 2>/dev/null || echo unknown)
 branch=$(kgit symbolic-ref --short -q HEAD || true)
 # the whole work tree (changed and new files too) as one tree id: it names
 # the kernel's changes and says whether anything changed since the last build
@@ -25,7 +29,11 @@ elif [ "$work" = "$(kgit rev-parse 'HEAD^{tree}')" ]; then
 else
 	dirt=${work:0:8}
 fi
-KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
+if [ -n "$work" ]; then
+	KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@tree-${work:0:12}"
+else
+	KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
+fi
 # BUILD_VERSION: the whole string, as given (the grader names a kernel by
 # its tree, so that the same tree builds the same kernel)
 KBUILD_BUILD_VERSION=${BUILD_VERSION:-$KBUILD_BUILD_VERSION}
@@ -40,6 +48,7 @@ frags=("$FRAG")
 stamp=$OBJ_DIR/.userns-labs-config
 want=$(cat "${frags[@]}" | sha1sum | cut -c1-40)
 if [ ! -f "$OBJ_DIR/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	stop_early_boot
 	info "configuring: tinyconfig + $(for f in "${frags[@]}"; do basename "$f"; done | paste -sd+ | sed 's/+/ + /g')"
 	{
 		"${MAKE[@]}" tinyconfig &&
@@ -86,6 +95,8 @@ if [ -n "$key" ] && [ -f "$image" ] && [ "$(cat "$built" 2>/dev/null)" = "$key" 
 	info "kernel up to date: nothing changed since the last build (${image#"$TOP"/})"
 	exit 0
 fi
+# (lab.sh may be booting the last kernel meanwhile: not this tree's)
+stop_early_boot
 rm -f "$built"
 
 # The fast path: when the edit since the last good build touched C files
@@ -95,7 +106,9 @@ rm -f "$built"
 # Anything else (a Makefile, Kconfig, a header that a generated file or
 # many objects use, FULL_BUILD=1) takes kbuild's full run.
 objs="" fast=""
-read -r last_tree last_cfg 2>/dev/null <"$last" || last_tree=""
+last_tree="" last_cfg=""
+# (no record on a first build, nor after a failed one)
+[ ! -f "$last" ] || read -r last_tree last_cfg <"$last" || last_tree=""
 if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$image" ] &&
 	[ -f "$OBJ_DIR/vmlinux.a" ] && [ -z "${FULL_BUILD:-}" ] && [ -z "${FORCE_BUILD:-}" ]; then
 	set -o pipefail
@@ -130,36 +143,110 @@ if [ -f "$copied" ]; then
 fi
 [ -n "$fast" ] || rm -f "$last"
 
+# kbuild's environment: what its top Makefile exports to the sub-makes
+# that do the work (the compiler flags, the tools, srctree...), saved once
+# for this configuration and make command line ($cfg): kbuild itself
+# prints it, from a target added to its top Makefile (--eval). The fast
+# path then runs kbuild's own sub-makes with it (scripts/Makefile.build
+# for an object, Makefile.vmlinux_o, Makefile.modpost, Makefile.vmlinux
+# for the link, as the top Makefile runs them): their rules, commands and
+# records are kbuild's, without the top Makefile's parse (its compiler
+# probes, some 0.8 s here) and its walk.
+kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
+kbuild_env() {
+	local tmp
+	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$cfg" ] || return 0
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX")
+	env -0 >"$tmp/before"
+	"${MAKE[@]}" --eval 'userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"' \
+		USERNS_LABS_ENV_OUT="$tmp/after" userns-labs-kbuild-env >/dev/null 2>&1 &&
+		[ -s "$tmp/after" ] || { rm -rf "$tmp"; return 1; }
+	# what make added or changed; never the shell's own, nor make's
+	# link to its jobserver (of that run), nor our own variable
+	{
+		printf '%s\n' "$cfg"
+		python3 - "$tmp/before" "$tmp/after" <<'PY'
+import re
+import sys
+def read(p):
+    with open(p, "rb") as f:
+        return dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+before, after = read(sys.argv[1]), read(sys.argv[2])
+skip = {b"PWD", b"OLDPWD", b"SHLVL", b"_", b"USERNS_LABS_ENV_OUT", b"MAKEOVERRIDES"}
+out = sys.stdout.buffer
+for k, v in sorted(after.items()):
+    if k in skip or before.get(k) == v:
+        continue
+    if k in (b"MAKEFLAGS", b"MFLAGS"):
+        # words split at spaces that no backslash escapes
+        words = re.split(rb"(?<!\\) ", v)
+        v = b" ".join(w for w in words if not w.startswith((b"--eval", b"--jobserver", b"-j"))
+                      and not w.startswith(b"USERNS_LABS_ENV_OUT="))
+    out.write(k + b"=" + v + b"\0")
+PY
+	} >"$kenv_file.new" && mv "$kenv_file.new" "$kenv_file"
+	rm -rf "$tmp"
+}
+# fast_make OBJECTS: those objects and init/version.o, each by kbuild's
+# scripts/Makefile.build for its folder (two folders at a time), then the
+# link; with kbuild's full run instead when its environment cannot be had
+fast_make() {
+	local kenv=() e dirs d o pids=() rc=0
+	if ! kbuild_env; then
+		# shellcheck disable=SC2086 # object paths, no spaces
+		"${MAKE[@]}" single-goals="$(printf './%s ' init/version.o $1)" vmlinux
+		return
+	fi
+	while IFS= read -r -d '' e; do kenv+=("$e"); done < <(tail -c +42 "$kenv_file")
+	kb() { (cd "$OBJ_DIR" && env "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
+	# shellcheck disable=SC2086 # object paths, no spaces
+	dirs=$(printf '%s\n' init/version.o $1 | xargs -n1 dirname | sort -u)
+	for d in $dirs; do
+		# shellcheck disable=SC2046,SC2086 # object paths, no spaces
+		kb Makefile.build obj="$d" $(printf '%s\n' init/version.o $1 | awk -v d="$d" '{ n = $0; sub(/\/[^\/]*$/, "", n); if (n == d) print }') &
+		pids+=($!)
+	done
+	for o in "${pids[@]}"; do wait "$o" || rc=1; done
+	[ "$rc" -eq 0 ] || return 1
+	kb Makefile.vmlinux_o && kb Makefile.modpost && kb Makefile.vmlinux
+}
+
 # what is built, in words: the branch, where it stands, uncommitted changes
 what=${branch:+branch $branch, }$(tree_where)
 [ "$dirt" = clean ] || what="$what, with uncommitted changes"
 [ -z "$fast" ] || what="$what; $(printf "%s\n" "$objs" | grep -c . || true) object(s) to compile, then the link"
 info "building the kernel ($what; log: ${log#"$TOP"/})"
 start=$(date +%s)
-# progress from kbuild's own lines: the count of the last cold build of this
-# obj dir is the expected count (a cold build keeps it for the next one)
+# progress from kbuild's own lines: a cold build expects the count of the
+# last cold build of this obj dir (it keeps its own for the next one), or
+# with none kept, the base's (its BASE file: objects=); any other build,
+# which compiles what changed, only counts (no "8/1458 0%")
 counts=$LOG_DIR/objects-$(basename "$OBJ_DIR")
-cold=
-[ -f "$OBJ_DIR/vmlinux" ] || cold=--save
-# with no count kept, the base's (its BASE file: objects=)
-obj_est=${OBJ_ESTIMATE:-$(base_info objects)}
+expect=(--expect 0)
+if [ ! -f "$OBJ_DIR/vmlinux" ]; then
+	est=${OBJ_ESTIMATE:-$(base_info objects)}
+	expect=(--count-file "$counts" --save --expect "${est:-0}")
+fi
+# Ctrl-C: make stops (its half-made targets removed), then this script,
+# with no word of a compile error; the objects made so far are kept
+on_interrupt "the kernel build; what was compiled is kept, and the next build goes on from there (log: ${log#"$TOP"/})"
 rc=0
 set -o pipefail
 if [ -n "$fast" ]; then
-	# build-dir names no folder: 'vmlinux' then only links (vmlinux.a is a
-	# thin archive, it reads the objects just built), after the touch
-	# tells the link that its input changed. init/version.o always: kbuild
-	# remakes its header (utsversion-tmp.h, the version string that uname
-	# shows) on every walk, and the version string names the tree.
-	# shellcheck disable=SC2086 # object paths, no spaces
-	{
-		"${MAKE[@]}" init/version.o $objs &&
-			touch "$OBJ_DIR/vmlinux.a" &&
-			"${MAKE[@]}" build-dir=.userns-labs-no-walk vmlinux
-	} 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" --expect 0 || rc=$?
+	# One make, which parses kbuild's top Makefile once (some 0.8 s of
+	# compiler probes each time): the walk of the tree is the top
+	# folder's with these objects as its goals (kbuild's own single-target
+	# build, its 'single-goals'), so only they are made, then vmlinux is
+	# linked (vmlinux.a is a thin archive: it reads the objects just
+	# built; touched first, it is newer than vmlinux.o, which kbuild then
+	# links again). init/version.o always: its header holds the version
+	# string, which names the tree.
+	touch "$OBJ_DIR/vmlinux.a"
+	fast_make "$objs" 2>&1 |
+		python3 "$TOP/scripts/progress.py" "$log" --what "building" --expect 0 || rc=$?
 else
 	"${MAKE[@]}" vmlinux 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" \
-		--count-file "$counts" --expect "${obj_est:-0}" $cold || rc=$?
+		"${expect[@]}" || rc=$?
 fi
 set +o pipefail
 if [ "$rc" -ne 0 ]; then

@@ -21,6 +21,9 @@
 #                   stub on 127.0.0.1:GDB_PORT (default 1234)
 #   gdb.sh attach   gdb on the debug kernel's vmlinux with the kernel's gdb
 #                   scripts, attached
+#   gdb.sh layout   how 'gdb.sh' would show the guest and gdb: session (a
+#                   new tmux session), pane (inside tmux already: a new
+#                   pane of it) or alone (no tmux, or no terminal)
 #   gdb.sh test     a batch session (tests/gdb.sh): boot lab 1's check with
 #                   the CPU stopped, break on bprm_fill_uid, let the guest
 #                   run until a user-space execve() gets there, print the
@@ -98,22 +101,37 @@ quick_build() {
 		info "debug kernel up to date: ${OBJ_DIR#"$TOP"/}/vmlinux"
 		return
 	fi
+	# The kernel's gdb scripts (scripts_gdb: vmlinux-gdb.py and
+	# scripts/gdb/, which the normal build has not) depend on the
+	# configuration and on no file a lab changes: kept across the copy
+	# while the configuration is the same (made again, they cost a make
+	# of some seconds each time)
+	local keep=""
+	if [ -L "$OBJ_DIR/vmlinux-gdb.py" ] && [ -d "$OBJ_DIR/scripts/gdb" ] &&
+		cmp -s "$OBJ_DIR/.config" "$normal_obj/.config"; then
+		keep=$(mktemp -d "$BUILD/.gdb-scripts.XXXXXX")
+		mv "$OBJ_DIR/vmlinux-gdb.py" "$OBJ_DIR/scripts/gdb" "$keep/"
+	fi
 	copy_obj "$normal_obj" "$OBJ_DIR" || die "cannot copy ${normal_obj#"$TOP"/} to ${OBJ_DIR#"$TOP"/}"
+	if [ -n "$keep" ]; then
+		mkdir -p "$OBJ_DIR/scripts"
+		mv "$keep/vmlinux-gdb.py" "$OBJ_DIR/"
+		mv "$keep/gdb" "$OBJ_DIR/scripts/"
+		rmdir "$keep"
+	fi
 	log=$LOG_DIR/build-$(basename "$OBJ_DIR").log
 	info "debug information for:$names (FULL=1: for every file; log: ${log#"$TOP"/})"
 	# the normal build's command line, with -g: kbuild compiles again each
-	# object whose command changed; 'vmlinux' with a build-dir that names no
-	# folder only links (the fast path of build-kernel.sh)
+	# object whose command changed, given as the goals of the top folder's
+	# walk (kbuild's single-goals: one make, as build-kernel.sh's fast
+	# path without its saved environment), then links
 	kbuild_make
 	mk=("${KMAKE[@]}" KCFLAGS=-g)
 	KBUILD_BUILD_VERSION="gdb@$(kgit rev-parse --short=10 HEAD)"
 	export KBUILD_BUILD_VERSION
+	touch "$OBJ_DIR/vmlinux.a"
 	# shellcheck disable=SC2086 # object paths, no spaces
-	{
-		"${mk[@]}" init/version.o $objs &&
-			touch "$OBJ_DIR/vmlinux.a" &&
-			"${mk[@]}" build-dir=.userns-labs-no-walk vmlinux
-	} >"$log" 2>&1 || rc=$?
+	"${mk[@]}" single-goals="$(printf './%s ' init/version.o $objs)" vmlinux >"$log" 2>&1 || rc=$?
 	[ "$rc" -eq 0 ] || { tail -20 "$log" >&2; die "the debug kernel did not build (see ${log#"$TOP"/})"; }
 	gdb_scripts KCFLAGS=-g
 	echo "$key" >"$OBJ_DIR/.userns-labs-gdb"
@@ -128,6 +146,8 @@ gdb_cmd() { # gdb ARGS... with vmlinux and its scripts
 
 attach() {
 	info "gdb on ${vmlinux#"$TOP"/}, attached to the guest at 127.0.0.1:$port ('c' lets it run, Ctrl-C stops it)"
+	# (in make gdb's tmux panes, where the student reads it)
+	[ -z "${GDB_TIP:-}" ] || info "$GDB_TIP"
 	gdb_cmd -ex "target remote 127.0.0.1:$port"
 }
 
@@ -171,21 +191,46 @@ for i in range(200):
 	return "$qrc"
 }
 
+# side by side in tmux: a new tmux session ("session"), or, inside one
+# already (TMUX is set; tmux refuses to nest), a new pane of it ("pane");
+# with no tmux or no terminal, "alone". Decided before the build, so that
+# nothing fails after it.
+layout() {
+	if command -v tmux >/dev/null && [ -t 0 ] && [ -t 1 ]; then
+		if [ -n "${TMUX:-}" ]; then echo pane; else echo session; fi
+	else
+		echo alone
+	fi
+}
+
 case ${1:-} in
+layout) layout ;;
 build) build ;;
 boot) boot ;;
 attach) attach ;;
 test) batch_test "${2:-}" ;;
 '')
+	layout=$(layout)
 	build
-	if command -v tmux >/dev/null && [ -t 0 ] && [ -t 1 ]; then
-		info "the guest on the left, gdb on the right (tmux: Ctrl-B then an arrow moves between them)"
-		export GDB_PORT=$port
-		me=$(printf '%q' "$0")
-		# (the record says which debug kernel both panes use)
-		exec tmux new-session "$me boot" \; split-window -h "sleep 2; $me attach"
-	fi
-	boot
+	export GDB_PORT=$port
+	me=$(printf '%q' "$0")
+	# (the record says which debug kernel both panes use)
+	case $layout in
+	session)
+		export GDB_TIP="the guest is on the left, gdb on the right: Ctrl-B then an arrow moves between them; Ctrl-B d leaves both running (tmux attach comes back)"
+		exec tmux new-session "$me boot" \; split-window -h "sleep 2; $me attach" \; \
+			set-option status-right "Ctrl-B arrow: other pane"
+		;;
+	pane)
+		export GDB_TIP="the guest is in the pane on the left, gdb here: Ctrl-B then an arrow moves between them"
+		tmux split-window -h "sleep 2; GDB_TIP='$GDB_TIP' GDB_PORT=$port $me attach"
+		boot
+		;;
+	*)
+		info "no tmux here (or no terminal): gdb goes in a second terminal, 'make gdb-attach'"
+		boot
+		;;
+	esac
 	;;
-*) die "usage: gdb.sh [build|boot|attach|test [OUT]]" ;;
+*) die "usage: gdb.sh [build|boot|attach|layout|test [OUT]]" ;;
 esac

@@ -83,8 +83,90 @@ explain() { # NN: what the lab is about and where to look
 	fi
 }
 
+# early_boot: (check's labs, log and append) the kernel and the
+# initramfs last built are booted at once, while build-kernel.sh and
+# build-guest.sh find out, on the other core, whether they are still this
+# tree's: QEMU's CPU thread and that question overlap, and a check with
+# nothing changed costs the boot alone. The first of them that has to
+# build stops that boot (stop_early_boot, lib.sh), which is then thrown
+# away, and builds; check then boots what was built. Returns 0 when the
+# early boot's log and results are check's (rc: run-qemu.sh's status), 1
+# when check must boot (the builds are done either way). EARLY_BOOT=0:
+# never.
+early_boot() {
+	local spid f
+	[ "${EARLY_BOOT:-1}" != 0 ] && [ -z "${FORCE_BUILD:-}" ] || return 2
+	[ -f "$OBJ_DIR/vmlinux" ] && [ -f "$OBJ_DIR/.userns-labs-built" ] &&
+		[ -f "$GUEST_DIR/initramfs.cpio" ] && command -v setsid >/dev/null || return 2
+	# a file of the lab's (lab.conf FILES) newer than the last build: a
+	# build is sure, and that boot would only take a core from it
+	for f in $(lab_conf "$n" FILES); do
+		[ ! "$KERNEL_DIR/$f" -nt "$OBJ_DIR/.userns-labs-built" ] || return 2
+	done
+	spec=$LOG_DIR/.boot-$$
+	rm -rf "$spec"
+	mkdir -p "$spec"
+	# (a session of its own: stopped as a whole, QEMU with it)
+	QEMU_APPEND=$append setsid "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$spec/check.log" \
+		2>"$spec/stderr" &
+	spid=$!
+	trap 'spec_stop INT' INT
+	trap 'spec_stop TERM' TERM
+	local brc=0
+	EARLY_BOOT_PID=$spid EARLY_BOOT_STALE=$spec/stale "$TOP/scripts/build-kernel.sh" &&
+		EARLY_BOOT_PID=$spid EARLY_BOOT_STALE=$spec/stale "$TOP/scripts/build-guest.sh" || brc=$?
+	if [ "$brc" -ne 0 ]; then
+		# (a build failed: what it printed is the result)
+		kill -TERM -- "-$spid" "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || true
+		rm -rf "$spec"
+		exit "$brc"
+	fi
+	if [ -e "$spec/stale" ]; then
+		wait "$spid" 2>/dev/null || true
+		trap - INT TERM
+		rm -rf "$spec"
+		return 1
+	fi
+	info "booting the kernel in QEMU and running the checks of lab(s) $labs"
+	wait "$spid" || rc=$?
+	trap - INT TERM
+	cat "$spec/stderr" >&2
+	spec_keep
+	return 0
+}
+# the boot's files become check's (log, results, what else was on the
+# results channel)
+spec_keep() {
+	for ext in log ktap channel; do
+		rm -f "${log%.log}.$ext"
+		[ ! -f "$spec/check.$ext" ] || mv "$spec/check.$ext" "${log%.log}.$ext"
+	done
+	rm -rf "$spec"
+}
+# Ctrl-C or SIGTERM while that boot runs: it stops (its log kept, with the
+# word that it was stopped), no result is read, and lab.sh ends by the signal
+spec_stop() {
+	trap - INT TERM
+	kill -TERM -- "-$spid" "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	if [ -e "$spec/stale" ]; then
+		# a build was under way, and said that it stopped; that boot
+		# was stale already
+		rm -rf "$spec"
+		kill -"$1" $$
+		exit 130
+	fi
+	rm -f "$spec/check.ktap" "$spec/check.channel"
+	spec_keep
+	printf '\n%sstopped%s (%s): the boot in QEMU; no result was read (the kernel log so far: %s)\n' \
+		"$C_RED" "$C_OFF" "$([ "$1" = INT ] && echo Ctrl-C || echo SIG"$1")" "$(here_path "$log")" >&2
+	kill -"$1" $$
+	exit 130
+}
+
 check() { # [NN]
-	local n=${1:-} labs="" k log rc st failed=0
+	local n=${1:-} labs="" k log rc st failed=0 br append spec early
 	need_kernel_tree
 	[ -n "$n" ] || n=$(current_lab) ||
 		die "cannot tell which lab this tree is on (branch $(kgit symbolic-ref --short -q HEAD || echo detached)): use 'make check LAB=N'"
@@ -95,29 +177,49 @@ check() { # [NN]
 	labs=${labs# }
 	# ONLY=1: this lab's check alone (a quicker loop late in the course)
 	[ -z "${ONLY:-}" ] || labs=$n
-	"$TOP/scripts/build-kernel.sh"
-	"$TOP/scripts/build-guest.sh"
+	# The student's result of lab N is check-lab-NN.*, with the branch it
+	# was made on beside it (make status counts it on student/lab-NN only);
+	# the reference branch's (make solution-N) is solution-lab-NN.*, and
+	# never poses as the student's.
+	br=$(kgit symbolic-ref --short -q HEAD || echo detached)
 	log=$LOG_DIR/check-lab-$n.log
-	info "booting the kernel in QEMU and running the checks of lab(s) $labs"
+	case $br in solution/*) log=$LOG_DIR/solution-lab-$n.log ;; esac
+	mkdir -p "$LOG_DIR"
 	# A user-space lab tests the student's own program, except on the
 	# reference branch (make solution-N).
 	append=${QEMU_APPEND:-}
-	case $(kgit symbolic-ref --short -q HEAD || true) in
+	case $br in
 	solution/*) ;;
 	*) append="$append $(lab_conf "$n" STUDENT_APPEND)" ;;
 	esac
-	rc=0
-	QEMU_APPEND=$append "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
+	rc=0 early=0
+	early_boot || early=$?
+	if [ "$early" -ne 0 ]; then
+		if [ "$early" -eq 2 ]; then
+			"$TOP/scripts/build-kernel.sh"
+			"$TOP/scripts/build-guest.sh"
+		fi
+		info "booting the kernel in QEMU and running the checks of lab(s) $labs"
+		QEMU_APPEND=$append "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
+	fi
+	printf '%s\n' "$br" >"${log%.log}.branch"
 	"$TOP/scripts/ktap.sh" report "${log%.log}.ktap" "$labs"
 	# how the boot ended, by its name and what it means (qemu-outcomes.sh)
 	[ "$rc" -eq "$QEMU_OK" ] ||
 		printf '%s%s:%s %s.\n' "$C_RED" "$(qemu_outcome "$rc")" "$C_OFF" "$(qemu_outcome_says "$rc")"
 	printf 'Kernel log: %s   results: %s\n' "$(here_path "$log")" "$(here_path "${log%.log}.ktap")"
+	CHECK_ONLY_THIS_FAILED=''
 	while read -r k st _; do
 		[ "$st" = PASS ] && continue
 		failed=1
-		[ "$k" = "$n" ] && explain "$n"
+		if [ "$k" = "$n" ]; then
+			explain "$n"
+			[ -n "$CHECK_ONLY_THIS_FAILED" ] || CHECK_ONLY_THIS_FAILED=1
+		else
+			CHECK_ONLY_THIS_FAILED=0
+		fi
 	done < <("$TOP/scripts/ktap.sh" results "${log%.log}.ktap" "$labs")
+	[ "$rc" -eq "$QEMU_OK" ] || CHECK_ONLY_THIS_FAILED=0
 	if [ "$failed" -eq 0 ] && [ "$rc" -eq "$QEMU_OK" ]; then
 		case $(printf '%s\n' "$labs" | wc -w) in
 		1) printf '\n%sLab %d passes.%s\n' "$C_GRN" "$((10#$n))" "$C_OFF" ;;
@@ -125,6 +227,17 @@ check() { # [NN]
 			"$(printf '%s\n' "$labs" | sed 's/ [0-9]*$//; s/\b0//g; s/ /, /g')" ;;
 		esac
 		return 0
+	fi
+	# at the lab's start (its tag, nothing changed) its own check fails,
+	# and only it: that is where the lab begins (make lab-N ends there
+	# with success)
+	CHECK_AT_START=
+	if [ "$CHECK_ONLY_THIS_FAILED" = 1 ] &&
+		[ "$(kgit rev-parse HEAD)" = "$(kgit rev-parse -q --verify "lab-$n-start^{commit}")" ] &&
+		[ -z "$(tree_dirt)" ]; then
+		CHECK_AT_START=1
+		printf '\nThis is the start of lab %d: its check fails until your change is in, as expected%s.\nEdit, then make check.\n' \
+			"$((10#$n))" "$([ "$((10#$n))" -eq 1 ] || echo ' (the labs before it pass)')"
 	fi
 	return 1
 }
@@ -231,7 +344,10 @@ status() {
 			[ "$br" = "student/lab-$n" ] && [ -n "$cur" ] && commits="$commits+edits"
 		fi
 		last=- f=$LOG_DIR/check-lab-$n.ktap
-		if [ -s "$f" ]; then
+		# (the student's own check of lab N: made on student/lab-NN; a
+		# record with no branch beside it is older than that rule)
+		if [ -s "$f" ] && { [ ! -f "${f%.ktap}.branch" ] ||
+			[ "$(cat "${f%.ktap}.branch")" = "student/lab-$n" ]; }; then
 			res=$("$TOP/scripts/ktap.sh" results "$f" "$n" | awk -v n="$n" '$1 == n { print $2, $3 "/" $4 }')
 			when=$(date -r "$f" '+%Y-%m-%d %H:%M')
 			last="${res:-?} $when"
@@ -266,7 +382,11 @@ start)
 	elif [ "$((10#$n))" -gt 2 ]; then
 		info "lab-$n-start holds the reference answers of labs 1 to $((10#$n - 1)), not your own: labs can be done in any order"
 	fi
-	[ -n "${NO_CHECK:-}" ] || check "$n"
+	[ -n "${NO_CHECK:-}" ] && exit 0
+	rc=0
+	check "$n" || rc=$?
+	[ "${CHECK_AT_START:-}" != 1 ] || exit 0
+	exit "$rc"
 	;;
 solution)
 	n=$(lab_num_checked "${1:-}" "make solution-1")

@@ -170,6 +170,15 @@ echo "edit" >>"$KERNEL_DIR/fs/exec.c"
 t_grep "status: uncommitted edits are counted on the row" '^  > 1 .* 1\+edits ' \
 	"$(LOG_DIR=$tmp/logs "$top/scripts/lab.sh" status 2>&1)"
 g checkout -q -- fs/exec.c
+# a check made on another branch than student/lab-01 (make solution-1's
+# is solution-lab-01.*; an older one, or LAB=1 on another lab's branch,
+# says its branch beside it) is not the student's last check of lab 1
+echo solution/lab-01 >"$tmp/logs/check-lab-01.branch"
+t_grep "status: a check made on the reference branch is not the student's" '^  > 1 +fake +1 +- +2/2$' \
+	"$(LOG_DIR=$tmp/logs "$top/scripts/lab.sh" status 2>&1)"
+echo student/lab-01 >"$tmp/logs/check-lab-01.branch"
+t_grep "status: ... and one made on the student's branch is" '^  > 1 +fake +1 +FAIL 1/2 ' \
+	"$(LOG_DIR=$tmp/logs "$top/scripts/lab.sh" status 2>&1)"
 
 # a lab number that is not one: named, with the command to use
 t_grep "check LAB=99: there is no lab 99" 'there is no lab 99: the labs are 1 to 1' "$("$top/scripts/lab.sh" check 99 2>&1)"
@@ -192,6 +201,15 @@ t_grep "make help lists LAB= for make check" 'make check .*LAB=N' "$(make -s -C 
 	t_expect "work_tree_id: an edit, a new file and the undo give three ids, the undo the first" \
 		"3 $a" "$(printf '%s\n' "$a" "$b" "$c" | sort -u | wc -l) $(work_tree_id)"
 	t_expect "work_tree_id: the real index is untouched" "" "$(g diff --cached --name-only)"
+	# with an index of its own kept from call to call (OBJ_DIR's)
+	export WORK_INDEX=$tmp/work-index
+	k1=$(work_tree_id)
+	echo x >>"$KERNEL_DIR/fs/exec.c"
+	k2=$(work_tree_id)
+	g checkout -q -- fs/exec.c
+	t_expect "work_tree_id: with an index of its own, the same ids, and the index kept" "$a $b $a yes" \
+		"$k1 $k2 $(work_tree_id) $([ -f "$WORK_INDEX" ] && echo yes)"
+	t_expect "work_tree_id: ... and the real index untouched" "" "$(g diff --cached --name-only)"
 )
 
 out=$("$top/scripts/lab.sh" start 7 2>&1)
