@@ -152,10 +152,14 @@ fi
 # for the link, as the top Makefile runs them): their rules, commands and
 # records are kbuild's, without the top Makefile's parse (its compiler
 # probes, some 0.8 s here) and its walk.
+# Its key: this configuration and command line, and the folders by their
+# absolute names (kbuild's srctree and objtree are in it: an obj dir moved
+# or copied must never build another tree's sources).
 kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
+kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" | sha1sum | cut -c1-40)
 kbuild_env() {
 	local tmp
-	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$cfg" ] || return 0
+	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX")
 	env -0 >"$tmp/before"
 	"${MAKE[@]}" --eval 'userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"' \
@@ -164,7 +168,7 @@ kbuild_env() {
 	# what make added or changed; never the shell's own, nor make's
 	# link to its jobserver (of that run), nor our own variable
 	{
-		printf '%s\n' "$cfg"
+		printf '%s\n' "$kenv_key"
 		python3 - "$tmp/before" "$tmp/after" <<'PY'
 import re
 import sys

@@ -454,8 +454,11 @@ copy_obj() {
 	rm -rf -- "$to"
 	cp -a -- "$from" "$to" || return 1
 	# (and work_tree_id's index: its record of file times is the other
-	# tree's, and would make git read every file of this one again)
-	rm -f -- "$to"/.userns-labs-built "$to/vmlinux-gdb.py" "$to/.userns-labs-index"
+	# tree's, and would make git read every file of this one again; and
+	# build-kernel.sh's saved kbuild environment, which names the other
+	# tree's folders)
+	rm -f -- "$to"/.userns-labs-built "$to/vmlinux-gdb.py" "$to/.userns-labs-index" \
+		"$to/.userns-labs-kbuild-env"
 	# absolute paths in kbuild's records: objtool's objects (by the obj
 	# dir's path), host programs' sources, some folders' include paths, the
 	# source tree that Kconfig read (include/config/auto.conf.cmd)
