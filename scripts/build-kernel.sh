@@ -77,6 +77,8 @@ image=$OBJ_DIR/vmlinux
 built=$OBJ_DIR/.userns-labs-built
 # the last good build's work tree and configuration, for the fast path
 last=$OBJ_DIR/.userns-labs-tree
+# kbuild's environment, saved for the fast path (fast_make below)
+kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
 # (and kbuild's command line and the flags it reads from the environment:
 # kbuild rebuilds every object whose command changed, the fast path would not)
 # The folders are named as the obj dir sees them (kbuild's commands name the
@@ -141,7 +143,7 @@ if [ -f "$copied" ]; then
 		find "$OBJ_DIR" -mindepth 1 -maxdepth 1 ! -name .config ! -name .userns-labs-config -exec rm -rf {} +
 	fi
 fi
-[ -n "$fast" ] || rm -f "$last"
+[ -n "$fast" ] || rm -f "$last" "$kenv_file"
 
 # kbuild's environment: what its top Makefile exports to the sub-makes
 # that do the work (the compiler flags, the tools, srctree...), saved once
@@ -156,7 +158,11 @@ fi
 # absolute names (kbuild's srctree and objtree are in it: an obj dir moved
 # or copied must never build another tree's sources).
 kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
-kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" | sha1sum | cut -c1-40)
+# (and the compiler, whose probes it holds). What else the top Makefile
+# reads (its own text, the arch Makefile) is a file the fast path never
+# takes: any full build drops the saved environment, to be saved again.
+kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
+	sha1sum | cut -c1-40)
 kbuild_env() {
 	local tmp
 	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
@@ -188,7 +194,10 @@ for k, v in sorted(after.items()):
                       and not w.startswith(b"USERNS_LABS_ENV_OUT="))
     out.write(k + b"=" + v + b"\0")
 PY
-	} >"$kenv_file.new" && mv "$kenv_file.new" "$kenv_file"
+	} >"$kenv_file.new" && mv "$kenv_file.new" "$kenv_file" || {
+		rm -rf "$tmp" "$kenv_file.new"
+		return 1
+	}
 	rm -rf "$tmp"
 }
 # fast_make OBJECTS: those objects and init/version.o, each by kbuild's

@@ -159,8 +159,10 @@ boot() {
 batch_test() {
 	local out=${1:-$LOG_DIR/gdb-test.out} qrc=0 pid
 	[ -f "$vmlinux" ] || die "no debug kernel at $vmlinux: run 'scripts/gdb.sh build' first"
+	# (a session of its own: stopped as a whole below, QEMU with it; a
+	# signal to run-qemu.sh alone waits for its QEMU)
 	GDB_PORT=$port GDB_WAIT=1 QEMU_APPEND="${QEMU_APPEND:-} nokaslr" \
-		"$TOP/scripts/run-qemu.sh" --labs 01 --timeout "${GDB_TEST_TIMEOUT:-300}" \
+		setsid "$TOP/scripts/run-qemu.sh" --labs 01 --timeout "${GDB_TEST_TIMEOUT:-300}" \
 		--log "$LOG_DIR/gdb-test-guest.log" >/dev/null 2>&1 &
 	pid=$!
 	# the stub listens once QEMU is up
@@ -185,7 +187,7 @@ for i in range(200):
 		-ex 'print $lx_current().cred->euid.val' \
 		-ex "kill" \
 		"$vmlinux" >"$out" 2>&1 || qrc=$?
-	kill "$pid" 2>/dev/null || true
+	kill -TERM -- "-$pid" "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	cat "$out"
 	return "$qrc"
@@ -213,17 +215,21 @@ test) batch_test "${2:-}" ;;
 	layout=$(layout)
 	build
 	export GDB_PORT=$port
-	me=$(printf '%q' "$0")
+	# A pane's command gets the tmux server's environment, not make's:
+	# what says which kernel and which stub goes in its command line
 	# (the record says which debug kernel both panes use)
+	me="env $(for v in KERNEL BUILD KERNEL_DIR OBJ_DIR GUEST_DIR LOG_DIR FULL GDB_PORT NO_COLOR; do
+		[ -z "${!v:-}" ] || printf '%q ' "$v=${!v}"
+	done)$(printf '%q' "$0")"
 	case $layout in
 	session)
-		export GDB_TIP="the guest is on the left, gdb on the right: Ctrl-B then an arrow moves between them; Ctrl-B d leaves both running (tmux attach comes back)"
-		exec tmux new-session "$me boot" \; split-window -h "sleep 2; $me attach" \; \
+		tip="the guest is on the left, gdb on the right: Ctrl-B then an arrow moves between them; Ctrl-B d leaves both running (tmux attach comes back)"
+		exec tmux new-session "$me boot" \; split-window -h "sleep 2; GDB_TIP=$(printf '%q' "$tip") $me attach" \; \
 			set-option status-right "Ctrl-B arrow: other pane"
 		;;
 	pane)
-		export GDB_TIP="the guest is in the pane on the left, gdb here: Ctrl-B then an arrow moves between them"
-		tmux split-window -h "sleep 2; GDB_TIP='$GDB_TIP' GDB_PORT=$port $me attach"
+		tip="the guest is in the pane on the left, gdb here: Ctrl-B then an arrow moves between them"
+		tmux split-window -h "sleep 2; GDB_TIP=$(printf '%q' "$tip") $me attach"
 		boot
 		;;
 	*)

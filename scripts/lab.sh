@@ -103,34 +103,40 @@ early_boot() {
 	for f in $(lab_conf "$n" FILES); do
 		[ ! "$KERNEL_DIR/$f" -nt "$OBJ_DIR/.userns-labs-built" ] || return 2
 	done
+	# what a run killed outright (SIGKILL) left: its folder, when its
+	# lab.sh is gone (its QEMU ends at its own time limit)
+	for f in "$LOG_DIR"/.boot-*; do
+		[ -d "$f" ] && ! kill -0 "${f##*.boot-}" 2>/dev/null && rm -rf "$f"
+	done
 	spec=$LOG_DIR/.boot-$$
 	rm -rf "$spec"
 	mkdir -p "$spec"
+	spid=
+	trap 'spec_stop INT' INT
+	trap 'spec_stop TERM' TERM
+	trap 'spec_stop HUP' HUP
 	# (a session of its own: stopped as a whole, QEMU with it)
 	QEMU_APPEND=$append setsid "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$spec/check.log" \
 		2>"$spec/stderr" &
 	spid=$!
-	trap 'spec_stop INT' INT
-	trap 'spec_stop TERM' TERM
 	local brc=0
 	EARLY_BOOT_PID=$spid EARLY_BOOT_STALE=$spec/stale "$TOP/scripts/build-kernel.sh" &&
 		EARLY_BOOT_PID=$spid EARLY_BOOT_STALE=$spec/stale "$TOP/scripts/build-guest.sh" || brc=$?
 	if [ "$brc" -ne 0 ]; then
 		# (a build failed: what it printed is the result)
-		kill -TERM -- "-$spid" "$spid" 2>/dev/null || true
-		wait "$spid" 2>/dev/null || true
+		spec_kill
 		rm -rf "$spec"
 		exit "$brc"
 	fi
 	if [ -e "$spec/stale" ]; then
 		wait "$spid" 2>/dev/null || true
-		trap - INT TERM
+		trap - INT TERM HUP
 		rm -rf "$spec"
 		return 1
 	fi
 	info "booting the kernel in QEMU and running the checks of lab(s) $labs"
 	wait "$spid" || rc=$?
-	trap - INT TERM
+	trap - INT TERM HUP
 	cat "$spec/stderr" >&2
 	spec_keep
 	return 0
@@ -146,10 +152,16 @@ spec_keep() {
 }
 # Ctrl-C or SIGTERM while that boot runs: it stops (its log kept, with the
 # word that it was stopped), no result is read, and lab.sh ends by the signal
-spec_stop() {
-	trap - INT TERM
-	kill -TERM -- "-$spid" "$spid" 2>/dev/null || true
+# spec_kill: that boot stopped, unless a build stopped it already (then it
+# was reaped, and its pid may be another process's by now)
+spec_kill() {
+	[ -n "$spid" ] || return 0
+	[ -e "$spec/stale" ] || kill -TERM -- "-$spid" "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
+}
+spec_stop() {
+	trap - INT TERM HUP
+	spec_kill
 	if [ -e "$spec/stale" ]; then
 		# a build was under way, and said that it stopped; that boot
 		# was stale already
@@ -196,8 +208,11 @@ check() { # [NN]
 	early_boot || early=$?
 	if [ "$early" -ne 0 ]; then
 		if [ "$early" -eq 2 ]; then
-			"$TOP/scripts/build-kernel.sh"
-			"$TOP/scripts/build-guest.sh"
+			# (check runs on the left of '||' in start and solution,
+			# where set -e does not hold: a failed build must stop it
+			# by hand, or the last kernel would be booted and judged)
+			"$TOP/scripts/build-kernel.sh" || exit $?
+			"$TOP/scripts/build-guest.sh" || exit $?
 		fi
 		info "booting the kernel in QEMU and running the checks of lab(s) $labs"
 		QEMU_APPEND=$append "$TOP/scripts/run-qemu.sh" --labs "$labs" --log "$log" || rc=$?
@@ -235,7 +250,8 @@ check() { # [NN]
 	# record: git status over the whole tree would cost a third of a
 	# second)
 	CHECK_AT_START=
-	if [ "$CHECK_ONLY_THIS_FAILED" = 1 ] &&
+	if [ "$CHECK_ONLY_THIS_FAILED" = 1 ] && [ -z "$(lab_conf "$n" USERSPACE)" ] &&
+		ran_to_its_end "${log%.log}.ktap" "$n" &&
 		[ "$(kgit rev-parse HEAD)" = "$(kgit rev-parse -q --verify "lab-$n-start^{commit}")" ] &&
 		[ "$(cut -d' ' -f1 "$OBJ_DIR/.userns-labs-built" 2>/dev/null)" = "$(kgit rev-parse "lab-$n-start^{tree}")" ]; then
 		CHECK_AT_START=1
@@ -243,6 +259,18 @@ check() { # [NN]
 			"$((10#$n))" "$([ "$((10#$n))" -eq 1 ] || echo ' (the labs before it pass)')"
 	fi
 	return 1
+}
+
+# ran_to_its_end KTAP NN: lab NN's check failed having run every point it
+# planned, each to a pass, a failure, a skip or an expected failure (not
+# a check that crashed, timed out or never ran)
+ran_to_its_end() {
+	"$TOP/scripts/ktap.sh" json "$1" "$2" 2>/dev/null | python3 -c '
+import json, sys
+lab = json.load(sys.stdin).get("labs", {}).get(sys.argv[1], {})
+pts = lab.get("points", [])
+sys.exit(0 if lab.get("status") == "FAIL" and lab.get("planned", 0) >= 1 and len(pts) == lab["planned"]
+         and all(p.get("status") in ("PASS", "FAIL", "SKIP", "XFAIL") for p in pts) else 1)' "$2"
 }
 
 # Hints: labs/NN-*/hints.md has '## Hint K: title' sections, from a nudge

@@ -181,8 +181,10 @@ die() {
 # the last kernel and initramfs (its early_boot) is stopped, and marked
 # stale so that none of its results is read
 stop_early_boot() {
-	[ -n "${EARLY_BOOT_PID:-}" ] || return 0
-	[ -z "${EARLY_BOOT_STALE:-}" ] || : >"$EARLY_BOOT_STALE"
+	[ -n "${EARLY_BOOT_PID:-}" ] && [ -n "${EARLY_BOOT_STALE:-}" ] || return 0
+	# (once: after that the boot may be reaped, its pid another's)
+	[ ! -e "$EARLY_BOOT_STALE" ] || return 0
+	: >"$EARLY_BOOT_STALE"
 	kill -TERM -- "-$EARLY_BOOT_PID" "$EARLY_BOOT_PID" 2>/dev/null || true
 	EARLY_BOOT_PID=
 }

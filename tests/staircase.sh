@@ -262,6 +262,9 @@ git -C "$wt" checkout -q -f -- fs/exec.c
 lw=$T/lane-b/linux cobj=$T/lane-b/obj-copy
 [ -e "$lw/.git" ] || git -C "$wt" worktree add -q --detach "$lw" "$final" 2>/dev/null
 git -C "$lw" checkout -q -f --detach "$final"
+# (the first worktree holds another probe meanwhile: a copy that compiled
+# the sources of the tree it was copied from would have it)
+printf '\nint userns_labs_wrong_tree_probe(int x);\nint userns_labs_wrong_tree_probe(int x)\n{\n\treturn x + 7;\n}\n' >>"$wt/fs/exec.c"
 copy_obj "$OBJ_DIR" "$cobj"
 out=$(KERNEL_DIR=$lw OBJ_DIR=$cobj BUILD_LABEL=fastpath "$TOP/scripts/build-kernel.sh" 2>&1)
 t_grep "copied obj dir: the fast path compiles the one file that differs" '1 object\(s\) to compile, then the link' "$out"
@@ -271,6 +274,9 @@ copy_obj "$OBJ_DIR" "$cobj"
 KERNEL_DIR=$lw OBJ_DIR=$cobj BUILD_LABEL=fastpath FULL_BUILD=1 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
 t_expect "copied obj dir: kbuild's full run links the same kernel, byte for byte" \
 	"$final_sum" "$(sha256sum <"$cobj/vmlinux" 2>/dev/null | cut -c1-64)"
+t_expect "... and no build of the copy read the first worktree's sources" "" \
+	"$(nm "$cobj/vmlinux" 2>&1 | grep wrong_tree_probe)"
+git -C "$wt" checkout -q -f -- fs/exec.c
 rm -rf "$cobj"
 
 # --- a kernel that does not compile ---------------------------------------
