@@ -32,11 +32,9 @@ import threading
 import time
 
 
-def group_procs(pgid):
-    """[(pid, cmdline)] of the live processes of process group pgid, and
-    of every process below its leader (one that made a session of its
-    own, as a QEMU started with setsid, is still CMD's)."""
-    procs = {}
+def procs():
+    """{pid: (ppid, pgid, cmdline)} of every live (not zombie) process."""
+    out = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
@@ -48,35 +46,25 @@ def group_procs(pgid):
                 continue
             with open("/proc/%s/cmdline" % d, "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            procs[int(d)] = (int(fields[1]), int(fields[2]), cmd)
-        except (OSError, ValueError, IndexError):
-            continue
-    mine = {p for p, (_, pg, _) in procs.items() if pg == pgid}
-    mine.add(pgid)
-    grew = True
-    while grew:
-        more = {p for p, (pp, _, _) in procs.items() if pp in mine and p not in mine}
-        mine |= more
-        grew = bool(more)
-    return [(p, procs[p][2]) for p in sorted(mine) if p in procs]
-
-
-def all_procs():
-    """[(pid, cmdline)] of every live process."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                stat = f.read()
-            if stat[stat.rindex(")") + 2:].split()[0] == "Z":
-                continue
-            with open("/proc/%s/cmdline" % d, "rb") as f:
-                out.append((int(d), f.read().replace(b"\0", b" ").decode("utf-8", "replace")))
+            out[int(d)] = (int(fields[1]), int(fields[2]), cmd)
         except (OSError, ValueError, IndexError):
             continue
     return out
+
+
+def group_procs(pgid):
+    """[(pid, cmdline)] of the live processes of process group pgid, and
+    of every process below its leader (one that made a session of its
+    own, as a QEMU started with setsid, is still CMD's)."""
+    ps = procs()
+    mine = {p for p, (_, pg, _) in ps.items() if pg == pgid}
+    mine.add(pgid)
+    grew = True
+    while grew:
+        more = {p for p, (pp, _, _) in ps.items() if pp in mine and p not in mine}
+        mine |= more
+        grew = bool(more)
+    return [(p, ps[p][2]) for p in sorted(mine) if p in ps]
 
 
 def main(argv=None):
@@ -138,7 +126,7 @@ def main(argv=None):
     secs = time.monotonic() - t0
     t.join(timeout=5)
     time.sleep(2)
-    left = [(p, c) for p, c in all_procs() if p in at_signal] + \
+    left = [(p, c[2]) for p, c in sorted(procs().items()) if p in at_signal] + \
         [pc for pc in group_procs(proc.pid) if pc[0] not in at_signal]
     rc = proc.returncode
     print("rc=%d signal=%s secs=%.1f left=%d" % (128 - rc if rc < 0 else rc,
