@@ -95,6 +95,9 @@ key=
 [ -n "$work" ] && key="$work $cfg $KBUILD_BUILD_VERSION"
 if [ -n "$key" ] && [ -f "$image" ] && [ "$(cat "$built" 2>/dev/null)" = "$key" ] && [ -z "${FORCE_BUILD:-}" ]; then
 	info "kernel up to date: nothing changed since the last build (${image#"$TOP"/})"
+	# (and the fast path's record of that tree, when a run before this
+	# one left none: the next edit compiles only what it changed)
+	[ -f "$last" ] || echo "$work $cfg" >"$last"
 	exit 0
 fi
 # (lab.sh may be booting the last kernel meanwhile: not this tree's)

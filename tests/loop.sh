@@ -37,9 +37,16 @@ probe() { printf '\nint userns_labs_loop_probe_%s(int x);\nint userns_labs_loop_
 	"$1" "$1" "$RANDOM" >>"$KERNEL_DIR/fs/exec.c"; }
 
 # --- a build with no record of the last one ------------------------------
-rm -f "$OBJ_DIR/.userns-labs-tree"
+# (as after a failed build: neither the record of the tree nor the key)
+rm -f "$OBJ_DIR/.userns-labs-tree" "$OBJ_DIR/.userns-labs-built"
 out=$("$TOP/scripts/build-kernel.sh" 2>&1)
 no_shell_errors "a build with no record of the last" "$out"
+# the record of the tree built is kept by a build that finds nothing to
+# do, when none was there (an edit after it takes the fast path)
+rm -f "$OBJ_DIR/.userns-labs-tree"
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+t_expect "a build with nothing to do keeps the record of its tree" yes \
+	"$([ -s "$OBJ_DIR/.userns-labs-tree" ] && echo yes || echo no)"
 
 # --- make check at the lab's start ---------------------------------------
 out=$(lab check 1)
