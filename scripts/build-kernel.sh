@@ -167,13 +167,17 @@ kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
 kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
 	sha1sum | cut -c1-40)
 kbuild_env() {
-	local tmp
+	local tmp rc=0
 	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX")
 	env -0 >"$tmp/before"
-	"${MAKE[@]}" --eval 'userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"' \
-		USERNS_LABS_ENV_OUT="$tmp/after" userns-labs-kbuild-env >/dev/null 2>&1 &&
-		[ -s "$tmp/after" ] || { rm -rf "$tmp"; return 1; }
+	# (make's own $(...), in single quotes: make expands them, not the shell)
+	# shellcheck disable=SC2016
+	if ! "${MAKE[@]}" --eval 'userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"' \
+		USERNS_LABS_ENV_OUT="$tmp/after" userns-labs-kbuild-env >/dev/null 2>&1 || [ ! -s "$tmp/after" ]; then
+		rm -rf "$tmp"
+		return 1
+	fi
 	# what make added or changed; never the shell's own, nor make's
 	# link to its jobserver (of that run), nor our own variable
 	{
@@ -197,17 +201,19 @@ for k, v in sorted(after.items()):
                       and not w.startswith(b"USERNS_LABS_ENV_OUT="))
     out.write(k + b"=" + v + b"\0")
 PY
-	} >"$kenv_file.new" && mv "$kenv_file.new" "$kenv_file" || {
-		rm -rf "$tmp" "$kenv_file.new"
-		return 1
-	}
+	} >"$kenv_file.new" || rc=$?
 	rm -rf "$tmp"
+	if [ "$rc" -ne 0 ] || ! mv "$kenv_file.new" "$kenv_file"; then
+		rm -f "$kenv_file.new"
+		return 1
+	fi
 }
 # fast_make OBJECTS: those objects and init/version.o, each by kbuild's
 # scripts/Makefile.build for its folder (two folders at a time), then the
 # link; with kbuild's full run instead when its environment cannot be had
 fast_make() {
-	local kenv=() e dirs d o pids=() rc=0
+	local kenv=() e d o pids=() rc=0
+	local -A by_dir=()
 	if ! kbuild_env; then
 		# shellcheck disable=SC2086 # object paths, no spaces
 		"${MAKE[@]}" single-goals="$(printf './%s ' init/version.o $1)" vmlinux
@@ -215,11 +221,10 @@ fast_make() {
 	fi
 	while IFS= read -r -d '' e; do kenv+=("$e"); done < <(tail -c +42 "$kenv_file")
 	kb() { (cd "$OBJ_DIR" && env "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
-	# shellcheck disable=SC2086 # object paths, no spaces
-	dirs=$(printf '%s\n' init/version.o $1 | xargs -n1 dirname | sort -u)
-	for d in $dirs; do
-		# shellcheck disable=SC2046,SC2086 # object paths, no spaces
-		kb Makefile.build obj="$d" $(printf '%s\n' init/version.o $1 | awk -v d="$d" '{ n = $0; sub(/\/[^\/]*$/, "", n); if (n == d) print }') &
+	for o in init/version.o $1; do by_dir[$(dirname "$o")]+=" $o"; done
+	for d in "${!by_dir[@]}"; do
+		# shellcheck disable=SC2086 # object paths, no spaces
+		kb Makefile.build obj="$d" ${by_dir[$d]} &
 		pids+=($!)
 	done
 	for o in "${pids[@]}"; do wait "$o" || rc=1; done

@@ -129,6 +129,7 @@ qemu+=(-display none -monitor none -serial stdio -serial "file:$raw")
 # ignore the signal, so the kernel log keeps every line QEMU wrote; then
 # this script ends by the signal, with no result read from a boot that
 # did not finish.
+# shellcheck disable=SC2317 # run by lib.sh's trap (_interrupted)
 interrupt_cleanup() {
 	printf '\n[userns-labs: the boot was stopped by a signal (Ctrl-C) here; no result was read]\n' >>"$log"
 	rm -f "$ktap"
