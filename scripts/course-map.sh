@@ -12,7 +12,7 @@ Each lab puts back one piece of the user-namespace work merged for Linux 3.8, in
 Eric Biederman's 2012 series has it, then its two companion series (network stack, mount
 namespace), then a capstone. The kernel starts rewound to the 3.7 behaviour
 (`kernel-steps/00-*`); `kernel-steps/NN-*` is where lab NN starts; `solutions/NN-*` is the
-reference answer. After the last answer the tree is Debian's 6.1 again, byte for byte.
+reference answer. After the last answer the tree is Debian's again, byte for byte (6.12, the main base, or 6.1).
 
 This page is generated from each lab's `lab.conf` (`make course-map`).
 

@@ -13,6 +13,12 @@ or, where no commit id was verified, the upstream subject in quotes
 A commit id anywhere in an answer's message must be listed in
 solutions/UPSTREAM with the same subject: no id is cited unverified.
 
+The book and the labs' texts (book/*.md, book/chapters/*.md, the labs'
+README.md and hints.md) cite commits too. Every commit id in them (a word
+of 12 to 40 hex digits with a letter and a digit in it) must be listed in
+solutions/UPSTREAM, the one list of verified ids; where the text gives a
+subject, 'commit <id> ("subject")', it must be the listed one.
+
     citations.py [TOP]     prints one line per problem; exits 1 if any
 """
 import pathlib
@@ -24,8 +30,12 @@ ID = re.compile(r'\bcommit ([0-9a-f]{12})\b(?: \("([^"]+)"\))?')
 
 def registry(top):
     """id -> subject, from solutions/UPSTREAM"""
+    return registry_text((top / 'solutions' / 'UPSTREAM').read_text())
+
+
+def registry_text(text):
     ids = {}
-    for line in (top / 'solutions' / 'UPSTREAM').read_text().splitlines():
+    for line in text.splitlines():
         if not line.strip() or line.startswith('#'):
             continue
         cid, subject = [x.strip() for x in line.split('|')[:2]]
@@ -40,9 +50,39 @@ def message(patch_text):
     return [' '.join(p.split()) for p in body.split('\n\n') if p.strip()]
 
 
+# the texts that may cite commits, beside the answers
+TEXTS = ('book/*.md', 'book/chapters/*.md', 'labs/*/README.md', 'labs/*/hints.md')
+HEX = re.compile(r'(?<![\w/.=-])([0-9a-f]{12,40})(?![\w/-])')
+CITED = re.compile(r'\bcommits? `?([0-9a-f]{12,40})`? \("([^"]+)"\)')
+
+
+def text_problems(top, ids):
+    """the ids the book and the labs' texts cite, each in the registry,
+    with its subject where the text gives one"""
+    out = []
+    for pat in TEXTS:
+        for f in sorted(top.glob(pat)):
+            rel = f.relative_to(top)
+            text = f.read_text()
+            flat = ' '.join(text.split())
+            for m in CITED.finditer(flat):
+                # markdown's escapes are not the subject's: \\* is *
+                cid, subject = m.group(1)[:12], re.sub(r'\\(.)', r'\1', m.group(2))
+                if cid in ids and subject != ids[cid]:
+                    out.append(f'{rel}: commit {cid} cited as "{subject}", solutions/UPSTREAM says "{ids[cid]}"')
+            for n, line in enumerate(text.splitlines(), 1):
+                for m in HEX.finditer(line):
+                    cid = m.group(1)
+                    if not (re.search('[a-f]', cid) and re.search('[0-9]', cid)):
+                        continue
+                    if cid[:12] not in ids:
+                        out.append(f'{rel}:{n}: commit {cid} is not in solutions/UPSTREAM (verify it, then list it)')
+    return out
+
+
 def problems(top):
     ids = registry(top)
-    out = []
+    out = text_problems(top, ids)
     patches = sorted((top / 'solutions').glob('[0-9][0-9]-*.patch'))
     if not patches:
         out.append('solutions: no answers found')

@@ -106,7 +106,7 @@ if [ -z "$noexec" ]; then t_ok "scripts: every suite and every script a target r
 # the answers credit their authors in the kernel's citation form, and cite
 # only verified commit ids (solutions/UPSTREAM)
 if out=$(python3 tests/citations.py "$PWD" 2>&1); then
-	t_ok "citations: every answer says what it is based on, and by whom; every commit id is verified"
+	t_ok "citations: every answer says what it is based on, and by whom; every commit id of the answers, the book and the labs is verified (solutions/UPSTREAM)"
 else
 	t_fail "citations" "$out"
 fi

@@ -46,5 +46,33 @@ class Citations(unittest.TestCase):
         self.assertTrue(any('names no author' in x for x in p), p)
 
 
+class BookCitations(unittest.TestCase):
+    def run_with(self, text):
+        with tempfile.TemporaryDirectory() as d:
+            top = pathlib.Path(d)
+            (top / 'book' / 'chapters').mkdir(parents=True)
+            (top / 'book' / 'chapters' / '01-x.md').write_text(text)
+            return citations.text_problems(top, citations.registry_text(REG))
+
+    def test_listed_id(self):
+        self.assertEqual(self.run_with('Patch 2/16 (5eaf563e5329) and upstream `5eaf563e5329`.\n'), [])
+
+    def test_long_id_by_its_prefix(self):
+        self.assertEqual(self.run_with('See 5eaf563e5329aa00bb11cc22dd33ee44ff556677.\n'), [])
+
+    def test_unlisted_id(self):
+        p = self.run_with('Line one.\nIn 2016 commit 0123456789ab fixed it.\n')
+        self.assertEqual(p, ['book/chapters/01-x.md:2: commit 0123456789ab is not in solutions/UPSTREAM '
+                             '(verify it, then list it)'])
+
+    def test_subject_across_lines(self):
+        p = self.run_with('commit 5eaf563e5329 ("userns: Allow\nsomething else") did it.\n')
+        self.assertTrue(any('UPSTREAM says' in x for x in p), p)
+
+    def test_not_an_id(self):
+        self.assertEqual(self.run_with('(`CapEff=000001ffffffffff`), 0123456789 and ffffffffffff.\n'
+                                       'files/abcdef012345.c\n'), [])
+
+
 if __name__ == '__main__':
     unittest.main()
