@@ -5,9 +5,9 @@
 #   book.sh [--strict] [--html] [--epub] [--pdf] [--paper a4|letter] [--out DIR]
 #
 # Default: HTML (build/book/index.html, the contents, and one page per
-# chapter, appendix, the introduction and the course map; made from pandoc's
-# single document by scripts/bookpages.py, with a search index for Debian's
-# lunr.js) and EPUB (build/book/userns-labs.epub).
+# chapter, appendix, the introduction and the course map, and one per section
+# of a long one; made from pandoc's single document by scripts/bookpages.py,
+# with a search index for Debian's lunr.js) and EPUB (build/book/userns-labs.epub).
 # --strict turns every warning (ours and pandoc's) into an error: make test.
 # --pdf: with weasyprint (scripts/deps.sh --pdf; make book-pdf installs it), page
 # numbers, running heads, bookmarks and a contents list with page numbers
@@ -367,18 +367,22 @@ done
 	echo 'One chapter per lab, numbered like the lab. A lab whose chapter is not written yet is'
 	echo 'listed here and has no chapter in this edition.'
 	echo
-	echo '| lab | chapter | what the lab puts back | kernel files |'
-	echo '|---|---|---|---|'
+	# one column for the lab: its chapter (or none yet) and its folder
+	# (.course-map: style.css gives its columns their widths)
+	echo '::: {.course-map}'
+	echo '| lab | what the lab puts back | kernel files |'
+	echo '|---|---|---|'
 	while read -r dir; do
 		n=$(lab_num "$dir")
 		if [ -n "${chapter[$n]:-}" ]; then
 			ch="[Chapter $((10#$n))](#lab-$n)"
 		else
-			ch="*not written yet*"
+			ch="$((10#$n)), *not written yet*"
 		fi
-		printf '| [%s](@LABS@/%s/README.md) | %s | %s | %s |\n' "$n" "$(basename "$dir")" "$ch" \
+		printf '| %s · [`%s/`](@LABS@/%s/README.md) | %s | %s |\n' "$ch" "$(basename "$dir")" "$(basename "$dir")" \
 			"$(lab_conf "$n" TITLE '?')" "$(lab_conf "$n" FILES | sed -E 's/([^ ]+)/`\1`/g; s/ /, /g')"
 	done < <(lab_dirs)
+	echo ':::'
 	echo
 } >"$SRC/01-course-map.md"
 
@@ -477,8 +481,19 @@ for fmt in "${formats[@]}"; do
 		# one document from pandoc, cut into pages by bookpages.py
 		lunr=/usr/share/javascript/lunr/lunr.min.js
 		[ -f "$lunr" ] || die "no $lunr: install the Debian package libjs-lunr (scripts/deps.sh --test)"
-		run_pandoc "$SRC/book.html" html --to html5 --standalone --template "$BOOK/template.html" \
-			--section-divs --metadata pagetitle="User namespaces, patch by patch"
+		# each kernel function the book names links to its code on each
+		# base (scripts/bookcode.py); without a kernel tree, no links
+		codelinks=()
+		rm -rf "$OUT/code"
+		if "$TOP/scripts/bin/python3" "$TOP/scripts/bookcode.py" pages "$OUT/code" >"$SRC/code.log" 2>&1; then
+			codelinks=(--lua-filter "$BOOK/codelinks.lua")
+			info "book: $(tail -n 1 "$SRC/code.log")"
+		else
+			warn "book: no code pages: $(tail -n 1 "$SRC/code.log")"
+		fi
+		BOOK_CODE_NAMES=$OUT/code/names.txt run_pandoc "$SRC/book.html" html --to html5 --standalone \
+			--template "$BOOK/template.html" --section-divs \
+			--metadata pagetitle="User namespaces, patch by patch" "${codelinks[@]}"
 		rm -f "$OUT"/*.html
 		if ! pages=$("$TOP/scripts/bin/python3" "$TOP/scripts/bookpages.py" split "$SRC/book.html" "$OUT" 2>"$SRC/pages.log"); then
 			sed 's/^/    /' "$SRC/pages.log" >&2
@@ -506,11 +521,13 @@ for fmt in "${formats[@]}"; do
 		pdf=$OUT/userns-labs.pdf
 		# print.html is printed from its file, its stylesheets and figures
 		# beside it (not inlined: pandoc 2.17 has no --embed-resources,
-		# pandoc 3 deprecates --self-contained)
+		# pandoc 3 deprecates --self-contained); book/print-template.html
+		# puts the licence on its first page
 		cp "$BOOK/style.css" "$BOOK/print.css" "$SRC/"
 		ln -sfn "$OUT/figures" "$SRC/figures"
 		if command -v weasyprint >/dev/null; then
 			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --section-divs \
+				--template "$BOOK/print-template.html" \
 				--css style.css --css print.css --metadata pagetitle="User namespaces, patch by patch"
 			printf '@page { size: %s; }\n' "$paper" >"$SRC/paper.css"
 			# (its warnings are about CSS it ignores, pandoc's too: kept in a log)
@@ -523,7 +540,7 @@ for fmt in "${formats[@]}"; do
 			# the running heads and the contents' page numbers need weasyprint)
 			printf '@page { size: %s; }\n' "$paper" >"$SRC/paper.css"
 			run_pandoc "$SRC/print.html" pdf --to html5 --standalone --css style.css \
-				--css print.css --css paper.css --section-divs \
+				--css print.css --css paper.css --section-divs --template "$BOOK/print-template.html" \
 				--metadata pagetitle="User namespaces, patch by patch"
 			timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 				--disable-background-networking --disable-component-update --disable-sync \

@@ -43,7 +43,7 @@ NOT_RUN = {"see", "info", "install", "time", "test", "which", "file", "top", "mo
            "hostname", "domainname", "less", "man", "cal", "ncal", "x86_64", "linux64",
            "mount", "umount", "kernel", "captures", "namei", "rename", "renice", "chrt",
            "nice", "mkdir", "rmdir", "sync", "true", "false", "yes", "sleep", "stat",
-           "opt", "reboot", "pc", "red", "open", "zip", "sh", "init"}
+           "opt", "reboot", "pc", "red", "open", "zip", "sh", "init", "print", "edit"}
 
 
 def table():
