@@ -53,12 +53,15 @@ alt="An a." />
 """
 
 
-class SplitTest(unittest.TestCase):
+class Split:
+    """a book (SOURCE) split into pages in a folder of its own"""
+    SOURCE = ""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.out = self.tmp.name
         self.warnings = []
-        self.written = bookpages.split(BOOK, self.out, self.warnings.append)
+        self.written = bookpages.split(self.SOURCE, self.out, self.warnings.append)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -66,6 +69,10 @@ class SplitTest(unittest.TestCase):
     def read(self, name):
         with open(os.path.join(self.out, name), encoding="utf-8") as f:
             return f.read()
+
+
+class SplitTest(Split, unittest.TestCase):
+    SOURCE = BOOK
 
     def test_pages(self):
         self.assertEqual([w[0] for w in self.written], ["index.html", "introduction.html", "lab-01.html"])
@@ -190,19 +197,8 @@ LONG = BOOK.split("<!--@body-->")[0].replace(
 """
 
 
-class LongChapterTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.out = self.tmp.name
-        self.warnings = []
-        self.written = bookpages.split(LONG, self.out, self.warnings.append)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def read(self, name):
-        with open(os.path.join(self.out, name), encoding="utf-8") as f:
-            return f.read()
+class LongChapterTest(Split, unittest.TestCase):
+    SOURCE = LONG
 
     def test_pages(self):
         self.assertEqual([w[0] for w in self.written],
