@@ -15,6 +15,8 @@ end
 
 local function code(el)
   local name = el.text:match("^%*?([%a_][%w_]*)%(")
+  -- a man page, `setsockopt(2)`, is not the kernel function
+  if el.text:match("^%*?[%a_][%w_]*%(%d%a*%)") then return nil end
   if name and names[name] then
     return pandoc.Link({ el }, "code/" .. name .. ".html", "", { class = "fn" }), false
   end

@@ -485,12 +485,16 @@ for fmt in "${formats[@]}"; do
 		# base (scripts/bookcode.py); without a kernel tree, no links
 		codelinks=()
 		rm -rf "$OUT/code"
-		if "$TOP/scripts/bin/python3" "$TOP/scripts/bookcode.py" pages "$OUT/code" >"$SRC/code.log" 2>&1; then
+		rc=0
+		"$TOP/scripts/bin/python3" "$TOP/scripts/bookcode.py" pages "$OUT/code" >"$SRC/code.log" 2>&1 || rc=$?
+		case $rc in
+		0)
 			codelinks=(--lua-filter "$BOOK/codelinks.lua")
 			info "book: $(tail -n 1 "$SRC/code.log")"
-		else
-			warn "book: no code pages: $(tail -n 1 "$SRC/code.log")"
-		fi
+			;;
+		3) warn "book: no code pages: $(tail -n 1 "$SRC/code.log")" ;;
+		*) bwarn "bookcode.py failed (exit $rc): $(tail -n 3 "$SRC/code.log" | tr '\n' ' ')" ;;
+		esac
 		BOOK_CODE_NAMES=$OUT/code/names.txt run_pandoc "$SRC/book.html" html --to html5 --standalone \
 			--template "$BOOK/template.html" --section-divs \
 			--metadata pagetitle="User namespaces, patch by patch" "${codelinks[@]}"

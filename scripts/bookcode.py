@@ -17,8 +17,12 @@ code span that begins with one of them, `NAME(...`, a link to its page, so
 a sentence about what code does leads to that code on both bases.
 
 The course's own functions (the demos') and the names of the past
-(book/claims-allow.txt) get no page; nor a name no base defines. "list"
-prints each name with the bases that define it.
+(book/claims-allow.txt) get no page; nor a name no base defines, nor one
+too generic to stand for one function (choose(): a prototype is no
+definition, a system call comes before a driver's function of the same
+name, the kernel's core before drivers and architectures). "list" prints
+each name with the bases that define it. Exit status 3: no kernel tree
+(the book is made without links); any other failure is the tool's.
 
 The pages sit one folder below the book's pages: they link to
 ../style.css and to the chapters that name the function (../lab-NN.html).
@@ -35,11 +39,17 @@ sys.path.insert(0, HERE)
 import claims  # noqa: E402
 
 BOOK_TITLE = "User namespaces, patch by patch"
-# a body longer than this is cut, with the number of lines left out
-MAX_LINES = 160
-# a name defined in more places (#ifdef variants, static helpers of the
-# same name in several files) shows this many
+# a body longer than this is cut, with the number of lines left out (a
+# page stays under the book's 6,000 px)
+MAX_LINES = 80
+# a name defined in more places than this (after choose()) gets no page
 MAX_DEFS = 4
+# names the book uses for an operation that many types implement
+# (proc's ->lookup()), not for one function of that name
+OPERATIONS = {"lookup"}
+# the kernel's core, in the order its definitions are shown
+CORE = ("kernel/", "fs/", "net/", "ipc/", "security/", "mm/", "include/linux/", "include/net/",
+        "include/uapi/", "include/", "init/", "lib/", "block/")
 CHAPTER = re.compile(r"book/chapters/(\d\d)-")
 
 
@@ -71,18 +81,53 @@ def collect(top, trees):
     def where(b, n):
         return defs[b].get(n) or defs[b].get(claims.LIBC.get(n, ""), [])
 
-    names = {}
+    cands = {}
     for n, chapters in named.items():
-        if n in own or allow.get(n, "").startswith("history"):
+        if n in own or n in OPERATIONS or allow.get(n, "").startswith("history"):
             continue
         if any(where(b, n) for b in bases):
-            names[n] = chapters
+            cands[n] = chapters
     blobs = {}
     for b in bases:
-        paths = {d[0] for n in names for d in where(b, n)[:MAX_DEFS]}
+        paths = {d[0] for n in cands for d in where(b, n)}
         blobs[b] = claims.read_blobs(trees[b], paths)
-    found = {b: {n: where(b, n)[:MAX_DEFS] for n in names} for b in bases}
+    found = {b: {} for b in bases}
+    names = {}
+    for n, chapters in cands.items():
+        for b in bases:
+            found[b][n] = choose([d for d in where(b, n) if claims.is_definition(blobs[b].get(d[0], ""), d[1])])
+        if any(found[b][n] for b in bases) and all(len(found[b][n]) <= MAX_DEFS for b in bases):
+            names[n] = chapters
     return names, bases, found, blobs
+
+
+def rank(path):
+    """the order definitions are shown in: the core of the kernel first"""
+    for i, p in enumerate(CORE):
+        if path.startswith(p):
+            return i
+    return len(CORE)
+
+
+def choose(defs):
+    """The definitions a page shows: a system call's alone when there is
+    one (write(), stat(): a driver's static write() is not what the book
+    means); else those in the kernel's core (CORE) when there are any,
+    the drivers' and the architectures' only when nothing else defines
+    the name. A name defined in more than MAX_DEFS places after that is
+    too generic to stand for one function: it gets no page."""
+    sys_ = [d for d in defs if d[2] == "syscall"]
+    if sys_:
+        defs = sys_
+    # a function and a macro of the same name (map_write(): user
+    # namespaces' and MTD's) are not one thing: the function is meant
+    fns = [d for d in defs if d[2] == "fn"]
+    if fns:
+        defs = fns
+    core = [d for d in defs if rank(d[0]) < len(CORE)]
+    if core:
+        defs = core
+    return sorted(defs, key=lambda d: (rank(d[0]), d[0], d[1]))
 
 
 def cut(text):
@@ -109,9 +154,9 @@ def page(name, chapters, bases, missing, found, blobs):
         out.append('<p>Named in: %s.</p>\n' % ", ".join(
             '<a href="../lab-%02d.html">chapter %d</a>' % (c, c) for c in sorted(chapters)))
     if any(len(found[b][name]) > 1 for b in bases):
-        out.append('<p>A base with more than one definition has them in <code>#ifdef</code> branches (one '
-                   'per configuration) or in different files (<code>static</code> functions of the same '
-                   'name): each is shown.</p>\n')
+        out.append('<p>A base with more than one definition of the name has them in <code>#ifdef</code> '
+                   'branches (one per configuration) or in different files (<code>static</code> functions '
+                   'of the same name): each is shown, the kernel\'s core first.</p>\n')
     for b in bases:
         ds = found[b][name]
         if not ds:
@@ -149,8 +194,9 @@ def main(argv=None):
     if not a.outdir:
         ap.error("pages: OUTDIR is needed")
     if not bases:
+        # not a failure: a book made where no tree was imported has no links
         print("bookcode.py: no kernel tree: no code pages", file=sys.stderr)
-        return 1
+        return 3
     os.makedirs(a.outdir, exist_ok=True)
     for f in os.listdir(a.outdir):
         if f.endswith(".html"):

@@ -147,6 +147,9 @@ if [ -s "$out/code/names.txt" ]; then
 		[ -e "$out/code/$l" ] || bad="$bad $l"
 	done < <(grep -ohE 'href="[^"#:]+' "$out"/code/*.html | sed 's/^href="//' | sort -u)
 	t_expect "code pages: $(wc -l <"$out/code/names.txt") functions, every page there and every link of them leads to a file" "" "${bad# }"
+	# a page's height: under 6,000 px at about 20 px a line of code
+	t_expect "code pages: none shows more than 250 lines of code" "" \
+		"$(for f in "$out"/code/*.html; do n=$(sed -n '/<pre/,/<\/pre>/p' "$f" | wc -l); [ "$n" -le 250 ] || echo "$f: $n"; done | head -3)"
 	t_expect "code pages: no link inside a link, none in a heading" "" \
 		"$(cat "$out"/*.html | tr '\n' ' ' | grep -oE '<a [^>]*>[^<]*<a href="code/|<h[1-6][^>]*>[^<]*(<[^h/][^>]*>[^<]*)*<a [^>]*href="code/' | head -3)"
 else
@@ -661,7 +664,7 @@ else
 	# and at both, no code span of a table is broken inside (but at a <wbr>).
 	if python3 "$top/scripts/bookmeasure.py" measure "$out" --width 1280 --width 390 >"$tmp/measures" 2>&1; then
 		while IFS=$'\t' read -r st name detail; do
-			case $st in ok) t_ok "$name" ;; *) t_fail "$name" "$detail" ;; esac
+			case $st in ok) t_ok "$name" ;; note) printf '# %s: %s\n' "$name" "$detail" ;; *) t_fail "$name" "$detail" ;; esac
 		done < <(python3 - "$out" "$tmp/measures" <<'EOP' 2>&1 || echo "fail	the Python checks of the measures ran	exit $?"
 import json, os, re, sys
 out = sys.argv[1]
@@ -676,6 +679,11 @@ say(tall and tall[0]["height"] <= 6000,
     "1280 px wide: no page is taller than 6000 px (%d pages; the tallest %s, %d px; %d px with its answers open)"
     % (len(wide), tall[0]["page"] if tall else "-", tall[0]["height"] if tall else 0, tall[0]["open"] if tall else 0),
     [(r["page"], r["height"]) for r in tall if r["height"] > 6000])
+# a folded answer opened makes its page taller: said, not yet a failure
+# (the hunk-by-hunk sections of chapters 14, 15 and 18 are one answer each)
+opened = [(r["page"], r["open"]) for r in tall if r.get("open", 0) > 6000]
+if opened:
+    print("note\tpages over 6000 px with their answers open\t%s" % opened)
 narrow = [r for r in rs if r["width"] == 390]
 over = [(r["page"], r["wide"]) for r in narrow if r["wide"] > 390]
 say(narrow and not over, "390 px wide: no page is wider than the screen, answers open (%d pages)" % len(narrow), over)
@@ -702,7 +710,7 @@ fi
 if [ -n "${layout_pid:-}" ]; then
 	if wait "$layout_pid"; then
 		while IFS=$'\t' read -r st name detail; do
-			case $st in ok) t_ok "$name" ;; *) t_fail "$name" "$detail" ;; esac
+			case $st in ok) t_ok "$name" ;; note) printf '# %s: %s\n' "$name" "$detail" ;; *) t_fail "$name" "$detail" ;; esac
 		done < <(python3 - "$tmp/pdf-layout" <<'EOP' 2>&1 || echo "fail	pdf: the layout checks ran	exit $?"
 import json, sys
 r = json.loads(open(sys.argv[1], encoding="utf-8").read())

@@ -13,8 +13,9 @@ or, where no commit id was verified, the upstream subject in quotes
 A commit id anywhere in an answer's message must be listed in
 solutions/UPSTREAM with the same subject: no id is cited unverified.
 
-The book and the labs' texts (book/*.md, book/chapters/*.md, the labs'
-README.md and hints.md) cite commits too. Every commit id in them (a word
+The answers of one base (solutions/6.1/) are checked the same way. The
+README, the book and the labs' texts (book/*.md, book/chapters/*.md,
+labs/README.md, the labs' README.md and hints.md) cite commits too. Every commit id in them (a word
 of 12 to 40 hex digits with a letter and a digit in it) must be listed in
 solutions/UPSTREAM, the one list of verified ids; where the text gives a
 subject, 'commit <id> ("subject")', it must be the listed one.
@@ -34,12 +35,14 @@ def registry(top):
 
 
 def registry_text(text):
+    """id -> subject of the lines "id | subject | author | verified in"; a
+    "|" inside a column is written "\\|" (CLONE_NEWUSER \\| CLONE_FS)"""
     ids = {}
     for line in text.splitlines():
         if not line.strip() or line.startswith('#'):
             continue
-        cid, subject = [x.strip() for x in line.split('|')[:2]]
-        ids[cid] = subject
+        cols = [x.strip().replace('\\|', '|') for x in re.split(r'(?<!\\)\|', line)]
+        ids[cols[0]] = cols[1]
     return ids
 
 
@@ -51,9 +54,16 @@ def message(patch_text):
 
 
 # the texts that may cite commits, beside the answers
-TEXTS = ('book/*.md', 'book/chapters/*.md', 'labs/*/README.md', 'labs/*/hints.md')
-HEX = re.compile(r'(?<![\w/.=-])([0-9a-f]{12,40})(?![\w/-])')
-CITED = re.compile(r'\bcommits? `?([0-9a-f]{12,40})`? \("([^"]+)"\)')
+TEXTS = ('README.md', 'book/*.md', 'book/chapters/*.md', 'labs/README.md', 'labs/*/README.md', 'labs/*/hints.md')
+# an id, also in a URL (.../c/ID, ?id=ID); not part of a longer word or a
+# name (tree-ID, a file's name)
+HEX = re.compile(r'(?<![\w.-])([0-9a-f]{12,40})(?![\w/-]|\.\w)')
+# a run of four equal digits is a mask or an address (000001ffffffffff,
+# ffffc90000abcdef), rarely an id
+RUN = re.compile(r'(.)\1{3}')
+# an id followed by its subject, ID ("subject"), wherever it is: commit
+# ID, Commit ID, Fixes: ID, commits A ("x") and B ("y")
+CITED = re.compile(r'(?<![\w.-])`?([0-9a-f]{12,40})`?\s*\(\s*"([^"]+)"\s*\)')
 
 
 def text_problems(top, ids):
@@ -73,7 +83,7 @@ def text_problems(top, ids):
             for n, line in enumerate(text.splitlines(), 1):
                 for m in HEX.finditer(line):
                     cid = m.group(1)
-                    if not (re.search('[a-f]', cid) and re.search('[0-9]', cid)):
+                    if not (re.search('[a-f]', cid) and re.search('[0-9]', cid)) or RUN.search(cid):
                         continue
                     if cid[:12] not in ids:
                         out.append(f'{rel}:{n}: commit {cid} is not in solutions/UPSTREAM (verify it, then list it)')
@@ -83,11 +93,12 @@ def text_problems(top, ids):
 def problems(top):
     ids = registry(top)
     out = text_problems(top, ids)
-    patches = sorted((top / 'solutions').glob('[0-9][0-9]-*.patch'))
+    patches = sorted((top / 'solutions').glob('[0-9][0-9]-*.patch')) + \
+        sorted((top / 'solutions').glob('[0-9]*.[0-9]*/[0-9][0-9]-*.patch'))
     if not patches:
         out.append('solutions: no answers found')
     for p in patches:
-        name = p.name
+        name = str(p.relative_to(top / 'solutions'))
         paras = message(p.read_text())
         based = [x for x in paras if x.startswith('Based on ')]
         if len(based) != 1:

@@ -67,6 +67,30 @@ class Pages(unittest.TestCase):
         self.assertIn("#define helper(x) ((x) + 1)", (self.out / "helper.html").read_text())
         self.assertIn("The 6.1 base has no <code>only_new()</code>.", (self.out / "only_new.html").read_text())
 
+    def test_prototypes_and_drivers_are_not_the_function(self):
+        t = pathlib.Path(self.tmp.name)
+        (self.top / "book" / "chapters" / "02-y.md").write_text(
+            "# Two {#lab-02}\n\n`proto_only()` and `do_thing()` and `write()`.\n")
+        tree(t / "third", "int proto_only(int a,\n\t       int b);\nstatic int other(void)\n{\n\treturn 1;\n}\n"
+             "int do_thing(int a)\n{\n\treturn a;\n}\n"
+             "SYSCALL_DEFINE3(write, unsigned int, fd, const char *, buf, size_t, count)\n{\n\treturn 0;\n}\n")
+        d = t / "third"
+        (d / "drivers").mkdir()
+        (d / "drivers" / "x.c").write_text("static int do_thing(int a)\n{\n\treturn 2;\n}\n"
+                                           "static ssize_t write(struct file *f)\n{\n\treturn 0;\n}\n")
+        git(d, "add", "-A")
+        git(d, "commit", "-q", "-m", "y")
+        git(d, "tag", "-f", "distro")
+        self.assertEqual(bookcode.main(["pages", str(self.out), "--top", str(self.top), "--tree", "6.12=%s" % d]), 0)
+        names = (self.out / "names.txt").read_text().split()
+        self.assertNotIn("proto_only", names)  # a prototype over two lines is no definition
+        p = (self.out / "do_thing.html").read_text()
+        self.assertIn("<code>kernel/a.c</code>", p)
+        self.assertNotIn("drivers/x.c", p)  # the core's definition, not a driver's
+        w = (self.out / "write.html").read_text()
+        self.assertIn("SYSCALL_DEFINE3(write", w)
+        self.assertNotIn("drivers/x.c", w)
+
     def test_a_missing_tree_is_said(self):
         args = self.args[:4] + ["--tree", "6.1=%s" % (pathlib.Path(self.tmp.name) / "none")]
         self.assertEqual(bookcode.main(["pages", str(self.out)] + args), 0)
@@ -75,14 +99,14 @@ class Pages(unittest.TestCase):
     def test_no_tree_no_pages(self):
         none = str(pathlib.Path(self.tmp.name) / "none")
         self.assertEqual(bookcode.main(["pages", str(self.out), "--top", str(self.top), "--tree", "6.12=" + none]),
-                         1)
+                         3)
 
     def test_links_only_named_functions(self):
         names = self.out / "names.txt"
         self.out.mkdir()
         names.write_text("do_thing\n")
         md = self.out / "t.md"
-        md.write_text("`do_thing(a)` and `other()` and [`do_thing()`](#x).\n\n# `do_thing()`\n")
+        md.write_text("`do_thing(a)` and `other()` and [`do_thing()`](#x) and `do_thing(2)`.\n\n# `do_thing()`\n")
         r = subprocess.run(["pandoc", "--lua-filter", str(HERE.parent / "book" / "codelinks.lua"), "-t", "html",
                             str(md)], env=dict(os.environ, BOOK_CODE_NAMES=str(names)), capture_output=True,
                            text=True, timeout=60)

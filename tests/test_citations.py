@@ -69,9 +69,25 @@ class BookCitations(unittest.TestCase):
         p = self.run_with('commit 5eaf563e5329 ("userns: Allow\nsomething else") did it.\n')
         self.assertTrue(any('UPSTREAM says' in x for x in p), p)
 
+    def test_every_subject_checked(self):
+        for text in ('Commit 5eaf563e5329 ("wrong") did it.\n',
+                     'commits 5eaf563e5329 ("userns: Allow unprivileged users to create user namespaces.") '
+                     'and 5eaf563e5329 ("wrong").\n',
+                     'Fixes: 5eaf563e5329 ("wrong")\n'):
+            p = self.run_with(text)
+            self.assertTrue(any('UPSTREAM says' in x for x in p), (text, p))
+
+    def test_an_id_in_a_url(self):
+        p = self.run_with('See https://git.kernel.org/torvalds/c/0123456789ab and ?id=0123456789ac.\n')
+        self.assertEqual(len(p), 2, p)
+
+    def test_a_pipe_in_a_subject(self):
+        ids = citations.registry_text('0123456789ab | userns: No A \\| B | Someone | seen \\| read\n')
+        self.assertEqual(ids, {'0123456789ab': 'userns: No A | B'})
+
     def test_not_an_id(self):
         self.assertEqual(self.run_with('(`CapEff=000001ffffffffff`), 0123456789 and ffffffffffff.\n'
-                                       'files/abcdef012345.c\n'), [])
+                                       'files/abcdef012345.c, tree-0123456789ab, RIP ffffc90000abcdef\n'), [])
 
 
 if __name__ == '__main__':
