@@ -507,6 +507,11 @@ for fmt in "${formats[@]}"; do
 			case $l in warning:*) bwarn "${l#warning: }" ;; ?*) warn "$l" ;; esac
 		done <"$SRC/pages.log"
 		cp "$BOOK/style.css" "$BOOK/search.js" "$lunr" "$OUT/"
+		# each code page names the sections that link to it
+		if [ ${#codelinks[@]} -gt 0 ] &&
+			! l=$("$TOP/scripts/bin/python3" "$TOP/scripts/bookcode.py" backlinks "$OUT" 2>&1); then
+			bwarn "bookcode.py backlinks failed: $l"
+		fi
 		info "book: ${OUT#"$TOP"/}/index.html ($pages)"
 		;;
 	epub)

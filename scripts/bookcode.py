@@ -4,6 +4,7 @@
 
     bookcode.py pages OUTDIR [--top DIR] [--tree B=DIR]...
     bookcode.py list [--top DIR] [--tree B=DIR]...
+    bookcode.py backlinks BOOKDIR
 
 Every function the book names in code font (`copy_namespaces()`, the
 names scripts/claims.py checks) gets a page, OUTDIR/NAME.html, with its
@@ -25,7 +26,9 @@ each name with the bases that define it. Exit status 3: no kernel tree
 (the book is made without links); any other failure is the tool's.
 
 The pages sit one folder below the book's pages: they link to
-../style.css and to the chapters that name the function (../lab-NN.html).
+../style.css and to the chapters that name the function (../lab-NN.html);
+"backlinks", run once the book's pages are made, replaces those with the
+pages that link to the function, each a section with its title.
 Standard library only.
 """
 import argparse
@@ -151,8 +154,11 @@ def page(name, chapters, bases, missing, found, blobs):
            '<code>distro</code>): the definition, as <code>scripts/claims.py</code> reads it, '
            'on each base.</p>\n']
     if chapters:
-        out.append('<p>Named in: %s.</p>\n' % ", ".join(
+        # "backlinks" puts the sections that link here in its place
+        out.append('<p class="named-in">Named in: %s.</p>\n' % ", ".join(
             '<a href="../lab-%02d.html">chapter %d</a>' % (c, c) for c in sorted(chapters)))
+    else:
+        out.append('<p class="named-in"></p>\n')
     if any(len(found[b][name]) > 1 for b in bases):
         out.append('<p>A base with more than one definition of the name has them in <code>#ifdef</code> '
                    'branches (one per configuration) or in different files (<code>static</code> functions '
@@ -176,14 +182,68 @@ def page(name, chapters, bases, missing, found, blobs):
     return "".join(out)
 
 
+LINK = re.compile(r'href="code/(\w+)\.html"')
+TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+NAMED_IN = re.compile(r'<p class="named-in">.*?</p>', re.S)
+
+
+def book_order(title):
+    """a page's place in the book from its title's number: "1.5 ...",
+    "15 ...", "A.4 ..." (appendices after the chapters); none first"""
+    m = re.match(r"([0-9]+|[A-Z])((?:\.[0-9]+)*)\s", title)
+    if not m:
+        return (-1,)
+    head = int(m.group(1)) if m.group(1).isdigit() else 1000 + ord(m.group(1))
+    return (head,) + tuple(int(x) for x in m.group(2).split(".")[1:])
+
+
+def backlinks(outdir):
+    """Once the book's pages are written (bookpages.py split): each code
+    page's "Named in" names the pages that link to it, a chapter's
+    section pages included, with their titles. Returns the number of
+    code pages changed."""
+    code = os.path.join(outdir, "code")
+    where = {}
+    for f in sorted(os.listdir(outdir)):
+        if not f.endswith(".html"):
+            continue
+        with open(os.path.join(outdir, f), encoding="utf-8") as fh:
+            text = fh.read()
+        m = TITLE.search(text)
+        title = m.group(1).split(" · ")[0] if m else f
+        for n in dict.fromkeys(LINK.findall(text)):
+            where.setdefault(n, []).append((f, title))
+    changed = 0
+    for n, pages in where.items():
+        pages.sort(key=lambda ft: book_order(ft[1]))
+        path = os.path.join(code, n + ".html")
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        para = '<p class="named-in">Named in: %s.</p>' % ", ".join(
+            '<a href="../%s">%s</a>' % (html.escape(f), t) for f, t in pages)
+        new = NAMED_IN.sub(lambda _: para, text, count=1)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(new)
+            changed += 1
+    return changed
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="one page per kernel function the book names")
-    ap.add_argument("mode", choices=("pages", "list"))
+    ap.add_argument("mode", choices=("pages", "list", "backlinks"))
     ap.add_argument("outdir", nargs="?")
     ap.add_argument("--top", default=os.path.dirname(HERE))
     ap.add_argument("--tree", action="append", default=[], metavar="BASE=DIR")
     a = ap.parse_args(argv)
     top = os.path.abspath(a.top)
+    if a.mode == "backlinks":
+        if not a.outdir:
+            ap.error("backlinks: OUTDIR (the book's pages) is needed")
+        print("%d code pages name the pages that link to them" % backlinks(a.outdir))
+        return 0
     trees = dict(t.split("=", 1) for t in a.tree) if a.tree else claims.base_trees(top)
     names, bases, found, blobs = collect(top, trees)
     missing = [b for b in trees if b not in bases]

@@ -137,6 +137,9 @@ fi
 if [ -s "$out/code/names.txt" ]; then
 	t_grep "code pages: bprm_fill_uid() has one, with its body on 6.12" \
 		'<h2>6\.12: <code>fs/exec\.c</code>, line [0-9]+</h2>' "$(cat "$out/code/bprm_fill_uid.html" 2>/dev/null)"
+	t_grep "code pages: bprm_fill_uid()'s names the sections that link to it" \
+		'class="named-in">Named in: .*<a href="\.\./lab-01-the-change-hunk-by-hunk\.html">1\.3 ' \
+		"$(cat "$out/code/bprm_fill_uid.html" 2>/dev/null)"
 	t_grep "code pages: chapter 1 links bprm_fill_uid() to its page" 'href="code/bprm_fill_uid\.html"' \
 		"$(cat "$out"/lab-01.html "$out"/lab-01-*.html 2>/dev/null)"
 	bad=""

@@ -91,6 +91,18 @@ class Pages(unittest.TestCase):
         self.assertIn("SYSCALL_DEFINE3(write", w)
         self.assertNotIn("drivers/x.c", w)
 
+    def test_backlinks_name_the_sections(self):
+        self.assertEqual(bookcode.main(["pages", str(self.out / "code")] + self.args), 0)
+        (self.out / "lab-01-the-change.html").write_text(
+            '<title>1.2 The change · 1 Chapter · Book</title><a href="code/do_thing.html">x</a>'
+            '<a href="code/do_thing.html">again</a>')
+        (self.out / "lab-01.html").write_text('<title>1 Chapter · Book</title>')
+        self.assertEqual(bookcode.backlinks(str(self.out)), 1)
+        p = (self.out / "code" / "do_thing.html").read_text()
+        self.assertIn('<p class="named-in">Named in: <a href="../lab-01-the-change.html">1.2 The change</a>.</p>', p)
+        # a page no section links to keeps its chapters
+        self.assertIn('<a href="../lab-01.html">chapter 1</a>', (self.out / "code" / "helper.html").read_text())
+
     def test_a_missing_tree_is_said(self):
         args = self.args[:4] + ["--tree", "6.1=%s" % (pathlib.Path(self.tmp.name) / "none")]
         self.assertEqual(bookcode.main(["pages", str(self.out)] + args), 0)
