@@ -129,8 +129,11 @@ step "apt sources ($suite, $suite-updates, $suite-security) and DNS" sh -c "
 	cp -L /etc/resolv.conf '$root/etc/resolv.conf' 2>/dev/null || :
 	cp -a /etc/apt/apt.conf.d/. '$root/etc/apt/apt.conf.d/' 2>/dev/null || :"
 
+# the commit named when the run began, not what HEAD is when debootstrap
+# is done minutes later (a commit made meanwhile would be tested unsaid)
 step "a clean clone of HEAD ($head)" \
-	git clone -q --no-local --no-hardlinks "$TOP" "$root/root/userns-labs"
+	sh -c 'git clone -q --no-local --no-hardlinks "$1" "$2" && git -C "$2" checkout -q -B main "$3"' - \
+	"$TOP" "$root/root/userns-labs" "$head"
 
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" # no services started
 chmod 755 "$root/usr/sbin/policy-rc.d"
