@@ -653,7 +653,9 @@ def check(top, trees, use_cache=True, strict_fields=True):
     for c, fns, f, claim_bases in pairs:
         bad, thin = [], True
         for b in claim_bases:
-            texts = [body(blobs[b].get(path, ""), line) for n in fns for path, line, _ in defs[b].get(n, [])]
+            # a prototype's "body" is whatever follows it in the file
+            texts = [body(blobs[b].get(path, ""), line) for n in fns for path, line, _ in defs[b].get(n, [])
+                     if is_definition(blobs[b].get(path, ""), line)]
             if any(re.search(r"\b%s\b" % re.escape(f["last"]), t) for t in texts):
                 continue
             bad.append(b)
