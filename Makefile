@@ -24,7 +24,7 @@ export KERNEL
 endif
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-quick lint bench course-map stack export-stack new-lab help-settings port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-gradescope gradescope test-quick lint bench course-map stack export-stack new-lab help-settings port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -76,6 +76,9 @@ test: ## the project's own tests: unit, lint, staircase, identity (CI runs this)
 test-fresh: ## make lab-1, make test and the GitHub templates on a brand-new minimal Debian (SUITE=trixie, the default, or bookworm; debootstrap; root; ~75 min)
 	@$(S)/test-fresh.sh
 
+test-gradescope: ## the Gradescope autograder on a brand-new minimal Debian laid out as Gradescope's image: setup.sh, then three submissions (SUITE=trixie or bookworm; root)
+	@FRESH_ONLY=gradescope $(S)/test-fresh.sh
+
 test-workflows: ## run ci/github's templates here as a GitHub runner would (root; after make lab-1)
 	@$(DEPS)
 	@tests/workflows.sh
@@ -104,6 +107,10 @@ grade: deps ## grade a submission: SUB=<patch|mbox|dir|bundle|repo[#branch]> [LA
 
 grade-all: deps ## grade a class: DIR=<one submission per sub-directory> LAB=N [JOBS=k at once] [ENGINE=slurm] (resumable)
 	@GRADE_JOBS="$${JOBS-}" JOBS= GRADE_ENGINE="$${ENGINE-}" $(S)/grade.sh --all "$${DIR-}" "$${LAB-}"
+
+gradescope: ## the Gradescope autograder of a lab: LAB=N (build/gradescope/lab-NN-autograder.zip; upload it as the assignment's autograder)
+	@case "$${LAB-}" in ''|*[!0-9]*) echo "usage: make gradescope LAB=N" >&2; exit 2 ;; esac; \
+	mkdir -p build/gradescope && python3 $(S)/gradescope.py zip "$$LAB" "build/gradescope/lab-$$(printf %02d "$$LAB")-autograder.zip"
 
 install modules_install insmod: ## refused: nothing built here is ever loaded into this machine's kernel
 	@echo "error: 'make $@' is refused: userns-labs kernels run only inside QEMU (make check, make boot)" >&2; exit 1

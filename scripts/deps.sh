@@ -3,7 +3,7 @@
 # Make sure the Debian packages the course needs are installed. As root they
 # are installed; otherwise the exact apt-get line is printed and we stop.
 #   deps.sh           what a student needs (make lab-N, make check, make boot)
-#   deps.sh --lint    also what 'make lint' needs (shellcheck, perl for checkpatch)
+#   deps.sh --lint    also what 'make lint' needs (shellcheck)
 #   deps.sh --book    also what 'make book' needs (pandoc, lunr, graphviz)
 #   deps.sh --conf    also what 'make conformance' needs (rsync)
 #   deps.sh --quick   what 'make test-quick' needs (lint, book)
@@ -47,7 +47,7 @@ pandoc        pandoc             book   make book
 dot           graphviz           book   make book (the figures, book/figures/*.dot)
 chromium      chromium           test   make book-pdf, the book screenshots
 python3       python3            lab    reading the results (ktap.py), reports, kunit.py parse
-perl          perl               lint   checkpatch.pl (its standard modules)
+perl          perl               lab    checkpatch.pl (its standard modules): make lint, the patch review of make grade
 rsync         rsync              conf   the kernel headers_install (make conformance)
 debootstrap   debootstrap        fresh  make test-fresh
 gdb           gdb                gdb    make gdb, make gdb-attach, make test (tests/gdb.sh)

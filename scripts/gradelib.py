@@ -14,6 +14,8 @@ and calls this for everything else (the model is xv6's gradelib.py).
   gradelib.py junit RESULTS.json      JUnit XML of one result
   gradelib.py markdown RESULTS.json.. a Markdown table of results (CI job summaries)
   gradelib.py verdict RESULTS.json..  exit 0 when every result is PASS, else 1
+  gradelib.py classroom RESULTS.json  GitHub Classroom's result of it, base64
+                                      (its grading reporter's RUNNER_RESULTS)
   gradelib.py matrix DIR              a class as a JSON list of {path, name, id}
   gradelib.py summary LAB DIR RESULTS a class's summary.csv from its results,
                                       RESULTS/ID/ or RESULTS/result-ID/*/ each
@@ -52,7 +54,7 @@ labs_dir = labconf.labs_dir
 # (GRADE_OUT may be the grading folder itself: its own folders are kept too.)
 RESERVED_IDS = frozenset(("summary", "report.txt", "results.json", "results.csv", "results.tap",
                           "results.xml", "results", "kernels", "lanes", "linux", "obj", "course",
-                          "guest", "guest-user", "slurm"))
+                          "guest", "guest-user", "slurm", "checkpatch"))
 RESERVED_ID = re.compile(r"^summary\.[A-Za-z0-9.]*$", re.I)  # summary.csv, summary.csv.tmp
 
 
@@ -232,8 +234,10 @@ def git(*args, data=None, cwd=None):
 
 
 def split_mails(data, tmp):
-    """The messages of a mail or an mbox, each as (subject, author, diff),
-    decoded as git am decodes them (quoted-printable, base64, charsets)."""
+    """The messages of a mail or an mbox, each as (subject, author, diff,
+    message, mail), decoded as git am decodes them (quoted-printable,
+    base64, charsets): MESSAGE is the commit message's body (below the
+    subject), MAIL the message as it came (for checkpatch.pl)."""
     import tempfile
     tmp = tempfile.mkdtemp(dir=tmp)
     src = os.path.join(tmp, "mbox")
@@ -248,7 +252,8 @@ def split_mails(data, tmp):
     for m in sorted(os.listdir(mdir), key=natural_key):
         msg, patch = os.path.join(tmp, "msg"), os.path.join(tmp, "patch")
         with open(os.path.join(mdir, m), "rb") as f:
-            r = git("mailinfo", "-k", msg, patch, data=f.read())
+            mail = f.read()
+        r = git("mailinfo", "-k", msg, patch, data=mail)
         if r.returncode != 0:
             continue
         head = r.stdout.decode("utf-8", "replace")
@@ -256,7 +261,7 @@ def split_mails(data, tmp):
                         if x.startswith("Subject: ")), "")
         author = next((x[len("Author: "):] for x in head.splitlines()
                        if x.startswith("Author: ")), "")
-        out.append((subject, author, read_bytes(patch)))
+        out.append((subject, author, read_bytes(patch), read_bytes(msg), mail))
     return out
 
 
@@ -329,6 +334,9 @@ def prepare(sub, outdir, tree_files=None):
                   "source", "paths"}], "notes": [...], "skipped": [...],
                   "hints": [...]}
 
+    and, for a patch that came as a mail, NNNN.msg (its commit message
+    below the subject) and NNNN.mail (the mail as it came).
+
     A patch without a diff (a cover letter) is skipped and noted; a patch
     whose paths are relative to a folder of the tree gets a hint (also a
     note). More than max_bytes() of patches is TOO_LARGE, never read."""
@@ -365,7 +373,7 @@ def prepare(sub, outdir, tree_files=None):
         else:
             plan["detail"] = too_large("the submission's diff", sizes[0], limit)
         return plan
-    items = []  # (order key, source, subject, author, diff)
+    items = []  # (order key, source, subject, author, diff, message, mail)
     numbered = []
     total = 0
     for idx, f in enumerate(files):
@@ -383,14 +391,14 @@ def prepare(sub, outdir, tree_files=None):
             continue
         if looks_like_mail(data):
             mails = split_mails(data, tmp) or []
-            for j, (subject, author, diff) in enumerate(mails):
+            for j, (subject, author, diff, message, mail) in enumerate(mails):
                 m = SUBJECT_N.search(subject)
                 numbered.append(bool(m))
                 key = (int(m.group(1)) if m else 0, idx, j)
-                items.append((key, src, subject, author, diff))
+                items.append((key, src, subject, author, diff, message, mail))
         else:
             numbered.append(False)
-            items.append(((0, idx, 0), src, "", "", data))
+            items.append(((0, idx, 0), src, "", "", data, None, None))
     # [PATCH n/m] numbers order a series when every message has one
     if items and all(numbered) and len(files) > 1:
         items.sort(key=lambda x: x[0])
@@ -398,7 +406,7 @@ def prepare(sub, outdir, tree_files=None):
     else:
         items.sort(key=lambda x: (x[0][1], x[0][2]))
     n = 0
-    for _key, src, subject, _author, diff in items:
+    for _key, src, subject, _author, diff, message, mail in items:
         if not DIFF_LINE.search(diff):
             plan["skipped"].append("%s%s: no diff in it (a cover letter?)" %
                                    (src, " (" + subject + ")" if subject else ""))
@@ -414,6 +422,13 @@ def prepare(sub, outdir, tree_files=None):
         name = "%04d.diff" % n
         with open(os.path.join(outdir, name), "wb") as f:
             f.write(diff)
+        # a mail's commit message and the mail itself (the patch review
+        # reads them: review.py); a bare diff has neither
+        if mail is not None:
+            with open(os.path.join(outdir, name[:-5] + ".msg"), "wb") as f:
+                f.write(message)
+            with open(os.path.join(outdir, name[:-5] + ".mail"), "wb") as f:
+                f.write(mail)
         if note:
             plan["notes"].append("%s: %s" % (src, note))
         plan["patches"].append({"diff": name, "p": p, "subject": subject, "source": src,
@@ -756,6 +771,14 @@ def finish(facts_dir, out):
     # lab-NN-done's, the reference answer (make solution-N); noted, the
     # score is what it is
     same_ref = f.get("reference", "").strip() == "same"
+    same_ws = f.get("reference", "").strip() == "whitespace"
+    # review.py's patch review: a section and a score of its own
+    review_doc = None
+    if f.get("review.json"):
+        try:
+            review_doc = json.loads(f["review.json"])
+        except ValueError:
+            review_doc = None
     rep = []
     rep.append("submission: %s (%s)" % (sub, f.get("kind", "")))
     rep.append("lab:        %s" % lab)
@@ -766,10 +789,16 @@ def finish(facts_dir, out):
     if same_ref:
         rep.append("NOTE:       the submission's tree is the reference answer's (lab-%s-done, what "
                    "'make solution-%d' gives), byte for byte" % (lab, int(lab)))
+    elif same_ws:
+        rep.append("NOTE:       the submission's tree is the reference answer's (lab-%s-done) "
+                   "but for white space" % lab)
     if kver:
         rep.append("kernel:     %s" % kver)
     if base:
         rep.append("base:       %s" % base)
+    if f.get("sandbox", "").strip() == "uid":
+        rep.append("sandbox:    a user of its own, without namespaces (this machine is a "
+                   "container of one submission: USERNS_SANDBOX_MODE=uid)")
     rep.append("files:      %s" % (" ".join(files) if files else "(none)"))
     if ufiles:
         rep.append("user-space files built into the guest: %s" % " ".join(ufiles))
@@ -808,6 +837,11 @@ def finish(facts_dir, out):
                                "weight": sc["weights"].get(p["name"], 0) if k == lab else 0,
                                "guard": p["name"] in sc["guards"] if k == lab else False}
                               for p in parsed.get(k, {"points": []})["points"]]})
+    if review_doc is not None:
+        import review
+        rep.extend(review.report_lines(review_doc))
+    elif f.get("review_error"):
+        rep.append(f["review_error"].strip())
     if text and verdict != "PASS":
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
@@ -826,7 +860,12 @@ def finish(facts_dir, out):
            "broken_guards": sc["broken_guards"], "regressed": sc["regressed"],
            "kernel": kver, "base": base, "files": files, "user_space_files": ufiles, "ignored": ignored,
            "outside_scope": outside, "untracked": untracked, "skipped": skipped,
-           "notes": notes, "detail": detail, "same_as_reference": same_ref, "labs": jl}
+           "notes": notes, "detail": detail, "same_as_reference": same_ref,
+           "same_as_reference_but_whitespace": same_ws, "labs": jl,
+           "review": review_doc,
+           "style_score": review_doc["points"] if review_doc else 0.0,
+           "style_max": review_doc["max"] if review_doc else
+           float(labconf.get(int(lab), "STYLE_POINTS"))}
     with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
@@ -904,6 +943,13 @@ def markdown(docs):
         if d.get("detail"):
             out.append("> " + md_cell(d["detail"]))
             out.append("")
+        rv = d.get("review")
+        if rv:
+            out.append("Patch review: %d of %d items%s (%s)" % (
+                rv["passed"], rv["of"], ", style %.2f / %g" % (rv["points"], rv["max"])
+                if rv["max"] else "", "; ".join("%s %s" % (i["name"], "ok" if i["ok"] else "no")
+                                                for i in rv["items"])))
+            out.append("")
         out.append("| lab | point | status | weight |")
         out.append("|---|---|---|---|")
         for lb in d["labs"]:
@@ -914,6 +960,59 @@ def markdown(docs):
                 out.append("| %s | (no points ran) | %s | |" % (lb["lab"], lb["status"]))
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def classroom(doc):
+    """GitHub Classroom's autograding result of one graded submission, as
+    its grading reporter (classroom-resources/autograding-grading-reporter)
+    reads it from RUNNER_RESULTS: {"version", "status", "max_score",
+    "tests": [{"name", "status", "score", "message", ...}]}. The reporter
+    adds up the tests' scores, so they add up to the grader's own score: a
+    gate or a regression's penalty scales the points passed down; guards,
+    earlier labs and the patch review's items (unless the lab has
+    STYLE_POINTS) are tests worth 0."""
+    own = next((x for x in doc.get("labs", []) if x.get("role") == "own"), None)
+    pts = [p for p in (own or {}).get("points", []) if not p.get("guard")
+           and p.get("status") != "SKIP"]
+    if not pts:
+        pts = [{"name": n, "weight": w, "status": "NOT_RUN"}
+               for n, w, kind in check_points(doc["lab"]) if kind == "point"]
+    total_w = sum(p.get("weight", 0) for p in pts) or 1.0
+    earned = float(doc.get("earned") or 0)
+    factor = float(doc["score"]) / earned if earned > 0 else 0.0
+    tests = []
+    for p in pts:
+        mx = doc["max"] * p.get("weight", 0) / total_w
+        ok = p["status"] == "PASS"
+        tests.append({"name": "lab %s: %s" % (doc["lab"], p["name"]),
+                      "status": "pass" if ok else "fail",
+                      "score": round(mx * factor, 2) if ok else 0, "message": p["status"],
+                      "test_code": "make check", "filename": "", "line_no": 0,
+                      "execution_time": ""})
+    passed = [t for t in tests if t["score"]]
+    if passed:  # the rounding's cents on the last: the sum is the score
+        passed[-1]["score"] = round(passed[-1]["score"] + float(doc["score"]) -
+                                    sum(t["score"] for t in tests), 2)
+    extra = []
+    for p in (own or {}).get("points", []):
+        if p.get("guard"):
+            ok = p["status"] in ("PASS", "SKIP", "XFAIL")
+            extra.append(("lab %s guard: %s" % (doc["lab"], p["name"]), ok, p["status"], 0))
+    for x in doc.get("labs", []):
+        if x.get("role") == "earlier":
+            extra.append(("lab %s still passes" % x["lab"], x["status"] == "PASS", x["status"], 0))
+    rv = doc.get("review") or {}
+    style_max = float(doc.get("style_max") or 0)
+    for it in rv.get("items", []):
+        w = style_max / len(rv["items"]) if style_max else 0
+        extra.append(("patch review: " + it["name"], it["ok"], it["detail"],
+                      round(w, 2) if it["ok"] else 0))
+    for name, ok, msg, sc in extra:
+        tests.append({"name": name, "status": "pass" if ok else "fail", "score": sc,
+                      "message": msg, "test_code": "", "filename": "", "line_no": 0,
+                      "execution_time": ""})
+    return {"version": 1, "status": "pass" if doc["result"] == "PASS" else "fail",
+            "max_score": round(float(doc["max"]) + style_max, 2), "tests": tests}
 
 
 def csv_row(cells):
@@ -1032,6 +1131,10 @@ def main(argv):
             for d in bad:
                 sys.stderr.write("%s: %s (lab %s)\n" % (d["name"], d["result"], d["lab"]))
             return 1 if bad else 0
+    elif cmd == "classroom" and len(args) == 1:
+        import base64
+        with open(args[0], encoding="utf-8") as fh:
+            print(base64.b64encode(json.dumps(classroom(json.load(fh))).encode()).decode())
     elif cmd == "matrix" and len(args) == 1:
         print(json.dumps([{"path": p, "name": n, "id": i} for p, n, i in entries(args[0])]))
     elif cmd == "summary" and len(args) == 3:

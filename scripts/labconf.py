@@ -65,9 +65,11 @@ KEYS = {
                       "submission may change only this)"),
     "STUDENT_APPEND": ("", "kernel command line words that make the guest test the "
                            "student's program (a user-space lab)"),
+    "STYLE_POINTS": ("0", "the patch review's own points (scripts/review.py), kept apart "
+                          "from POINTS; 0: the review is reported, not scored"),
 }
 REQUIRED = ("TITLE", "SERIES", "UPSTREAM", "FILES", "POINTS", "HINT")
-NUMBERS = ("POINTS", "TIMEOUT", "POINT_TIMEOUT", "NEEDS_STEP")
+NUMBERS = ("POINTS", "TIMEOUT", "POINT_TIMEOUT", "NEEDS_STEP", "STYLE_POINTS")
 GUEST = ("TIMEOUT", "POINT_TIMEOUT")
 
 LINE = re.compile(r'^([A-Z_][A-Z0-9_]*)=(?:"((?:[^"\\$`]|\\.)*)"|\'([^\']*)\'|([^\s"\'$`;&|<>()\\~#]*))(?:\s+#.*)?$')

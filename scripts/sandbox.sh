@@ -37,6 +37,18 @@
 #
 # The sandbox's user: userns-grader (USERNS_SANDBOX_USER), a system user
 # with no home and no shell, made here when it is missing.
+#
+# USERNS_SANDBOX_MODE=uid (as root only): for a machine that is itself a
+# throwaway container of one submission, where neither mount nor user
+# namespaces can be made (Docker's defaults, Gradescope): the same user,
+# limits and folders, with file permissions instead of namespaces. /tmp/sbx
+# is a real folder of the sandbox's user; --ro is a copy of hard links
+# (root's files: readable, not writable); --hide is checked, never made:
+# the caller makes those folders unreadable to others beforehand (mode
+# 0700), and the sandbox refuses to run when its user can read one. Every
+# process of the sandbox's user is killed when CMD ends. Weaker than the
+# namespaces: the network, the other processes and every world-readable
+# file stay visible; said in grade.sh's report.
 set -u
 SBX=/tmp/sbx
 SB_USER=${USERNS_SANDBOX_USER:-userns-grader}
@@ -45,6 +57,99 @@ sb_die() {
 	printf 'sandbox: %s\n' "$*" >&2
 	exit 71
 }
+
+if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
+	[ "$(id -u)" -eq 0 ] || sb_die "USERNS_SANDBOX_MODE=uid needs root (it runs CMD as $SB_USER)"
+	command -v setpriv >/dev/null || sb_die "setpriv (util-linux) is needed"
+	if ! getent passwd "$SB_USER" >/dev/null; then
+		useradd --system --user-group --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin "$SB_USER" >/dev/null 2>&1 ||
+			getent passwd "$SB_USER" >/dev/null || sb_die "cannot make the sandbox's user $SB_USER (useradd)"
+	fi
+	ros=() copies=() dirs=() outs=() hides=() envs=() timeout=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--ro) ros+=("$2" "$3"); shift 3 ;;
+		--copy) copies+=("$2" "$3"); shift 3 ;;
+		--dir) dirs+=("$2"); shift 2 ;;
+		--out) outs+=("$2" "$3" "$4"); shift 4 ;;
+		--hide) hides+=("$2"); shift 2 ;;
+		--setenv) envs+=("$2=$3"); shift 3 ;;
+		--timeout) timeout=$2; shift 2 ;;
+		--size) shift 2 ;;
+		--) shift; break ;;
+		*) sb_die "unknown option '$1'" ;;
+		esac
+	done
+	[ $# -gt 0 ] || sb_die "no command"
+	case $timeout in *[!0-9]* | '') sb_die "--timeout needs seconds" ;; esac
+	as_sb=(setpriv --reuid="$SB_USER" --regid="$SB_USER" --clear-groups --no-new-privs
+		--inh-caps=-all --bounding-set=-all --)
+	# what must stay hidden is: the caller made it so (mode 0700)
+	for d in "${hides[@]}"; do
+		[ -e "$d" ] || continue
+		if "${as_sb[@]}" sh -c 'ls -- "$1" >/dev/null 2>&1 || [ -r "$1" ]' - "$d" </dev/null 2>/dev/null; then
+			sb_die "USERNS_SANDBOX_MODE=uid: $SB_USER can read $d, which it must not see (chmod 0700 it, or a folder above it)"
+		fi
+	done
+	sb_name() { case $1 in '' | /* | *..* | *[!A-Za-z0-9._/-]*) sb_die "not a sandbox name: '$1'" ;; esac; }
+	kill_all() { "${as_sb[@]}" kill -KILL -1 </dev/null >/dev/null 2>&1; }
+	kill_all
+	rm -rf -- "$SBX" || sb_die "cannot clear $SBX"
+	mkdir -m 0755 -- "$SBX" || sb_die "cannot make $SBX"
+	for ((i = 0; i < ${#copies[@]}; i += 2)); do
+		sb_name "${copies[i + 1]}"
+		{ mkdir -p "$(dirname "$SBX/${copies[i + 1]}")" && cp -a -- "${copies[i]}" "$SBX/${copies[i + 1]}"; } ||
+			sb_die "cannot copy ${copies[i]} into the sandbox"
+	done
+	for d in "${dirs[@]}" .home .tmp; do
+		sb_name "$d"
+		mkdir -p "$SBX/$d" || sb_die "cannot make $d"
+	done
+	chown -R -h "$SB_USER:" "$SBX" || sb_die "cannot give the sandbox its folders"
+	for ((i = 0; i < ${#ros[@]}; i += 2)); do
+		sb_name "${ros[i + 1]}"
+		mkdir -p "$(dirname "$SBX/${ros[i + 1]}")"
+		# root's files as hard links (same file system), else copies; the
+		# folders are root's: nothing in them can be made or changed
+		cp -al -- "${ros[i]}" "$SBX/${ros[i + 1]}" 2>/dev/null || {
+			rm -rf -- "${SBX:?}/${ros[i + 1]}"
+			cp -a -- "${ros[i]}" "$SBX/${ros[i + 1]}"
+		} || sb_die "cannot show ${ros[i]} to the sandbox"
+		chown -R -h 0:0 "$SBX/${ros[i + 1]}" && chmod -R go-w "$SBX/${ros[i + 1]}" ||
+			sb_die "cannot make ${ros[i]} read-only in the sandbox"
+	done
+	for fd in "/proc/$$/fd/"*; do
+		fd=${fd##*/}
+		case $fd in '' | *[!0-9]*) continue ;; esac
+		[ "$fd" -le 2 ] || eval "exec $fd>&-" 2>/dev/null
+	done
+	run=(env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$SBX/.home" LANG=C.UTF-8
+		TMPDIR="$SBX/.tmp" "${envs[@]}")
+	limits=(prlimit --nproc=2048 --fsize=$((2 * 1024 * 1024 * 1024)) --core=0 --)
+	rc=0
+	if [ "$timeout" -gt 0 ]; then
+		(cd "$SBX" && "${as_sb[@]}" "${limits[@]}" timeout -k 5 "$timeout" setsid "${run[@]}" "$@" </dev/null) || rc=$?
+	else
+		(cd "$SBX" && "${as_sb[@]}" "${limits[@]}" setsid "${run[@]}" "$@" </dev/null) || rc=$?
+	fi
+	# nothing of the sandbox's outlives CMD (a daemon it left)
+	kill_all
+	sleep 0.2
+	kill_all
+	for ((i = 0; i < ${#outs[@]}; i += 3)); do
+		n=${outs[i]} dest=${outs[i + 1]} max=${outs[i + 2]}
+		sb_name "$n"
+		rm -f -- "$dest"
+		f=$SBX/$n
+		if [ -f "$f" ] && [ ! -L "$f" ] && [ "$(stat -c %s -- "$f")" -le "$max" ] &&
+			[ "$(realpath -e -- "$f")" = "$SBX/$n" ]; then
+			dd if="$f" iflag=nofollow of="$dest" bs=1M status=none 2>/dev/null
+		fi
+	done
+	rm -rf -- "$SBX"
+	exit "$rc"
+fi
 
 if [ "${1:-}" != --inner ]; then
 	self=$(realpath -- "$0")

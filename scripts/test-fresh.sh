@@ -21,7 +21,8 @@
 #               made anew on every run
 #   FRESH_KEEP=1  keep the root afterwards (to look into it)
 #   FRESH_ONLY="lab-1"  run only these (default: lab-1 test workflows, and
-#               lab-1-6.1 on bookworm)
+#               lab-1-6.1 on bookworm; also: gradescope, the autograder zip
+#               set up and run as Gradescope runs it: make test-gradescope)
 #
 # Needs root (debootstrap, mounts, a mount namespace) and the network to the mirror.
 # Too slow for CI (some 75 minutes on 2 cores): run it before submitting a
@@ -157,6 +158,53 @@ in_root() {
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			/bin/bash -c "cd /root/userns-labs && $2"' sh "$root" "$1"
 }
+# gradescope_steps: the autograder zip (make gradescope LAB=1) laid out in
+# the root as Gradescope lays out its image (/autograder/source, then
+# run_autograder copied to /autograder/run_autograder), setup.sh run there
+# as Gradescope runs it, then three submissions, each in a fresh
+# /autograder/submission and /autograder/results: lab 1's answer as a
+# patch with the sandbox Gradescope's container allows (a user of its own,
+# no namespaces), a wrong answer with the usual sandbox, and a file that
+# is no patch. Each results.json must be valid (gradescope.py validate)
+# and say what the grader said.
+gradescope_steps() {
+	local ag=$root/autograder c=$root/root/userns-labs
+	step "make gradescope LAB=1 (the autograder zip)" \
+		python3 "$c/scripts/gradescope.py" zip 1 "$F/autograder.zip"
+	step "the zip laid out as Gradescope's image (/autograder)" python3 - "$F/autograder.zip" "$ag" <<'PY'
+import os, shutil, sys, zipfile
+z, ag = sys.argv[1], sys.argv[2]
+shutil.rmtree(ag, ignore_errors=True)
+src = os.path.join(ag, "source")
+with zipfile.ZipFile(z) as f:
+    for i in f.infolist():
+        p = f.extract(i, src)
+        mode = i.external_attr >> 16
+        if mode:
+            os.chmod(p, mode & 0o777)
+assert os.access(os.path.join(src, "setup.sh"), os.X_OK), "setup.sh is not executable"
+shutil.copy2(os.path.join(src, "run_autograder"), os.path.join(ag, "run_autograder"))
+print("laid out in", ag)
+PY
+	step "setup.sh (as Gradescope builds the image)" in_root "cd /autograder/source && bash ./setup.sh"
+	gs_submission "lab 1's answer, sandbox without namespaces" "USERNS_SANDBOX_MODE=uid" \
+		"$c/solutions/01-userns-ignore-unmapped-setid.patch" 10 passed
+	gs_submission "a wrong answer" "" "$c/tests/fixtures/grade/wrong.patch" 0 failed
+	gs_submission "a file that is no patch" "" "$c/README.md" 0 failed
+}
+# gs_submission NAME ENV FILE SCORE STATUS: FILE as the submission, graded by
+# /autograder/run_autograder; its results.json valid, its score SCORE and
+# its first test STATUS
+gs_submission() {
+	local ag=$root/autograder
+	rm -rf -- "$ag/submission" "$ag/results"
+	mkdir -p "$ag/submission" "$ag/results"
+	cp -- "$3" "$ag/submission/"
+	step "run_autograder: $1" in_root "$2 /autograder/run_autograder >/autograder/results/stdout 2>&1;
+		python3 /autograder/source/scripts/gradescope.py validate /autograder/results/results.json &&
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(\"score\", d[\"score\"], \"time\", d.get(\"execution_time\"), \"s\"); sys.exit(not (d[\"score\"] == float(sys.argv[2]) and d[\"tests\"][0][\"status\"] == sys.argv[3]))' /autograder/results/results.json $4 $5"
+	cp -- "$ag/results/results.json" "$F/results-$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '-').json" 2>/dev/null || :
+}
 for cmd in $only; do
 	case $cmd in
 	# lab 1's check fails at its start, as it should, and make lab-1 says
@@ -173,7 +221,8 @@ for cmd in $only; do
 		KERNEL=6.1 scripts/ktap.sh results build/6.1/logs/check-lab-01.ktap 01 | grep -E '^01 (FAIL|PASS) [0-9]+ [1-9]'" ;;
 	test) step "make test (README, second command)" in_root "make test" ;;
 	workflows) step "ci/github templates, as a runner" in_root "make test-workflows" ;;
-	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows, lab-1-6.1)" ;;
+	gradescope) gradescope_steps ;;
+	*) die "FRESH_ONLY: unknown command '$cmd' (lab-1, test, workflows, lab-1-6.1, gradescope)" ;;
 	esac
 done
 tail -3 "$log" | grep -E '^total: ' | sed 's/^/    /' || true

@@ -141,6 +141,22 @@ rep=$(cat "$GRADE_OUT/lab2answer/report.txt" 2>/dev/null)
 t_grep "U2: a lab 2 patch graded as lab 1 is APPLY_FAILED" '^result: +APPLY_FAILED' "$rep"
 t_grep "U2: ... and the report says it is lab 2's" 'applies onto lab-02-start: is it a patch for lab 02' "$rep"
 t_expect "U2: no 'sha1 information is lacking'" "" "$(printf '%s\n' "$rep" | grep -i 'sha1 information')"
+t_grep "review: a lab 2 answer graded as lab 1 is out of lab 1's files" '^  no +scope +outside the lab.s files \(fs/exec.c\): kernel/' "$rep"
+# the patch review (review.py): a section and a score of its own
+cp "$(base_patches solutions '01-*.patch' | head -1)" "$other/answer.patch"
+out=$("$TOP/scripts/grade.sh" "$other/answer.patch" 1 2>&1)
+rep=$(cat "$GRADE_OUT/answer/report.txt" 2>/dev/null)
+t_grep "review: the course's answer to lab 1: PASS" '^result: +PASS' "$rep"
+t_grep "review: ... flagged as the reference answer" '^NOTE: +the submission.s tree is the reference answer.s' "$rep"
+t_expect "review: ... and passes every item of the patch review" "5 5" \
+	"$(printf '%s\n' "$rep" | grep -cE '^  ok +(checkpatch|signed-off|subject|message|scope) ') $(printf '%s\n' "$rep" | grep -c '^  ok ')"
+rep=$(cat "$GRADE_OUT/good/report.txt" 2>/dev/null)
+t_grep "review: good.patch (no body, no sign-off) has its review" '^patch review \(a maintainer.s reading; not scored: STYLE_POINTS is 0\)' "$rep"
+t_grep "review: ... no Signed-off-by" '^  no +signed-off +no Signed-off-by' "$rep"
+t_grep "review: ... 'lab 1: good' is no subsystem prefix" "^  no +subject +good.patch: 'lab 1: good'" "$rep"
+t_grep "review: ... no body" '^  no +message +good.patch: no body below the subject' "$rep"
+t_expect "review: ... and the kernel's score is the kernel's alone" "10.0 0.0 0.0 5" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["score"], d["style_score"], d["style_max"], len(d["review"]["items"]))' "$GRADE_OUT/good/results.json" 2>&1)"
 rm -rf "$other"
 t_expect "scores: the JSON's score is never above its max" "ok" \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("ok" if 0 <= d["score"] <= d["max"] else d)' "$GRADE_OUT/flood/results.json")"
@@ -219,6 +235,7 @@ out=$("$TOP/scripts/grade.sh" "$ser/repo" 1 2>&1)
 rep=$(cat "$GRADE_OUT/repo/report.txt" 2>/dev/null)
 t_grep "repository: graded on its commits: PASS" '^result: +PASS' "$rep"
 t_grep "repository: its untracked file is listed" 'untracked .*fs/NOTES' "$rep"
+t_grep "review: a repository's commits are reviewed as mails" "^  no +subject +commits: 'lab 1: good'" "$rep"
 rm -rf "$ser"
 
 # a class: mixed submissions, one per entry, then a resumed run

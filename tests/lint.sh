@@ -48,6 +48,16 @@ else
 		fi
 	done
 fi
+# The review the grader makes of a student's patches (scripts/review.py),
+# made of the course's own: every answer passes it whole, the rewind's
+# patches all but the scope (tests/test_review.py CourseAnswers)
+if [ -f "$cp" ]; then
+	if out=$(python3 -m unittest -q tests.test_review.CourseAnswers 2>&1); then
+		t_ok "review: every patch of the course passes the patch review it asks of students"
+	else
+		t_fail "review: a patch of the course fails the patch review (scripts/review.py)" "$(printf '%s\n' "$out" | tail -25)"
+	fi
+fi
 # Mutants: each names a test point of its own lab's check, and every lab
 # has at least three (their builds and boots are in the staircase)
 mbad="" few=""

@@ -54,6 +54,31 @@ jobs:
         with:
           pattern: res-*
           path: got
+  cached:
+    steps:
+      - id: c
+        uses: actions/cache/restore@v4
+        with:
+          path: thing
+          key: k-${{ hashFiles('flow.yml') }}
+      - name: make it
+        if: steps.c.outputs.cache-hit != 'true'
+        run: mkdir -p thing && echo made >thing/f && echo made >>made.log
+      - uses: actions/cache/save@v4
+        if: steps.c.outputs.cache-hit != 'true'
+        with:
+          path: thing
+          key: k-${{ hashFiles('flow.yml') }}
+      - run: test "$(cat thing/f)" = made
+  report:
+    steps:
+      - id: lab
+        run: echo "result=$(printf %s "$PAYLOAD" | base64 -w0)" >>"$GITHUB_OUTPUT"
+      - uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          LAB_RESULTS: "${{ steps.lab.outputs.result }}"
+        with:
+          runners: lab
   bad:
     steps:
       - run: echo ${{ secrets.TOKEN }}
@@ -121,6 +146,50 @@ class GhJob(unittest.TestCase):
             self.run_job("unknown")
         with self.assertRaisesRegex(ghjob.Error, "no job"):
             self.run_job("nope")
+
+    def test_caches_are_kept_between_runs_by_key(self):
+        caches = os.path.join(self.dir.name, "caches")
+        os.mkdir(caches)
+        ok, _, _, log = self.run_job("cached", caches=caches)
+        self.assertTrue(ok, log)
+        self.assertIn("no cache for k-", log)
+        self.assertIn("saved thing as k-", log)
+        import shutil
+        shutil.rmtree("thing")
+        ok, _, _, log = self.run_job("cached", caches=caches)
+        self.assertTrue(ok, log)
+        self.assertIn("restored thing from k-", log)
+        self.assertIn("make it: not run", log)
+        with open("made.log") as fh:
+            self.assertEqual(fh.read(), "made\n")
+        # without a cache folder: left out, and the job makes its own
+        shutil.rmtree("thing")
+        ok, _, _, log = self.run_job("cached")
+        self.assertTrue(ok, log)
+        self.assertIn("left out", log)
+
+    def test_the_classroom_reporter_reads_as_it_does(self):
+        good = {"version": 1, "status": "pass", "max_score": 10,
+                "tests": [{"name": "a", "status": "pass", "score": 7.5, "message": ""},
+                          {"name": "b", "status": "pass", "score": 2.5, "message": ""}]}
+        for payload, ok_want, said in (
+                (good, True, "Total points: 10/10"),
+                (dict(good, status="fail"), False, "failed: lab"),
+                ({"status": "pass"}, None, "not a runner's result"),
+                (dict(good, tests=[{"name": "a", "status": "ok", "score": 1}]), None,
+                 "without name, status or score")):
+            with self.subTest(said):
+                os.environ["PAYLOAD"] = json.dumps(payload)
+                try:
+                    if ok_want is None:
+                        with self.assertRaisesRegex(ghjob.Error, said):
+                            self.run_job("report")
+                        continue
+                    ok, _, _, log = self.run_job("report")
+                finally:
+                    os.environ.pop("PAYLOAD", None)
+                self.assertEqual(ok, ok_want, log)
+                self.assertIn(said, log)
 
     def test_env_file_heredoc(self):
         p = os.path.join(self.dir.name, "env")

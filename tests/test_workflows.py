@@ -45,8 +45,55 @@ class Workflows(unittest.TestCase):
                 self.assertEqual(job.get("container", {}).get("image"), "debian:12", (n, j))
 
     def test_triggers(self):
-        self.assertIn("push", self.flows["classroom.yml"]["on"])
+        push = self.flows["classroom.yml"]["on"]["push"]
+        # a lab handed in, never every push: a change under submissions/
+        # on any branch, or a submit tag (paths are not read for tags)
+        self.assertEqual(push["paths"], ["submissions/**"])
+        self.assertEqual(push["tags"], ["submit*"])
+        self.assertEqual(push["branches"], ["**"])
+        for k in ("workflow_dispatch", "repository_dispatch"):
+            self.assertIn(k, self.flows["classroom.yml"]["on"])
         self.assertIn("lab", self.flows["class.yml"]["on"]["workflow_dispatch"]["inputs"])
+
+    def test_classroom_keeps_its_caches_whatever_the_grade(self):
+        steps = self.flows["classroom.yml"]["jobs"]["grade"]["steps"]
+        uses = [(i, s["uses"].split("@")[0], s) for i, s in enumerate(steps) if "uses" in s]
+        paths = {}
+        for i, u, st in uses:
+            if u.startswith("actions/cache"):
+                # restore and save, never the combined action (it saves
+                # only after a job that passed)
+                self.assertIn(u, ("actions/cache/restore", "actions/cache/save"))
+                paths.setdefault(st["with"]["path"], []).append((i, u, st))
+        self.assertEqual(set(paths), {"/var/cache/apt/archives", "build/linux", "/ccache"})
+        where = {r: i for i, s in enumerate(steps) for r in [s.get("run", "")]}
+        for path, made_by in (("/var/cache/apt/archives", "make deps"), ("build/linux", "make tree")):
+            (ri, ru, rst), (si, su, sst) = paths[path]
+            made = next(i for i, s in enumerate(steps) if made_by in s.get("run", ""))
+            self.assertEqual((ru, su), ("actions/cache/restore", "actions/cache/save"))
+            self.assertTrue(ri < made < si < where[next(r for r in where if "make grade" in r)],
+                            path)
+            self.assertEqual(rst["with"]["key"], sst["with"]["key"])
+            self.assertEqual(sst.get("if"), "steps.%s.outputs.cache-hit != 'true'" % rst["id"])
+        self.assertEqual(paths["/ccache"][-1][2].get("if"), "always()")
+
+    def test_classroom_reports_through_the_reporter(self):
+        job = self.flows["classroom.yml"]["jobs"]["grade"]
+        self.assertEqual(job["name"], "Autograding Tests")
+        self.assertEqual(job["if"], "github.actor != 'github-classroom[bot]'")
+        steps = job["steps"]
+        rep = [s for s in steps if s.get("uses", "").startswith(
+            "classroom-resources/autograding-grading-reporter@")]
+        self.assertEqual(len(rep), 1)
+        runner = rep[0]["with"]["runners"]
+        src = next(s for s in steps if s.get("id") == runner)
+        self.assertIn("gradelib.py classroom", src["run"])
+        self.assertEqual(rep[0]["env"], {runner.upper() + "_RESULTS":
+                                         "${{ steps.%s.outputs.result }}" % runner})
+        for s in (src, rep[0]):
+            self.assertEqual(s.get("if"), "always()")
+        perms = self.flows["classroom.yml"]["permissions"]
+        self.assertEqual(perms.get("checks"), "write")
 
     def test_no_expression_in_shell_code(self):
         # S1 on CI: a name in ${{ }} would be pasted into the script as code
