@@ -15,6 +15,13 @@
 #           good, wrong, broken, CRLF, bundles, repositories), JOBS=1 and
 #           JOBS=2: cold (code never compiled, no lanes, no kernels kept) and
 #           warm (the same class again, its kernels and results removed)
+#   classroom  GitHub Classroom's template (ci/github/classroom.yml), run by
+#           scripts/ghjob.py as a runner runs it, on a student repository
+#           whose submissions/lab-01 is lab 1's answer: a graded push's time
+#           with this template (its first, every cache empty, then one with
+#           what the first kept) and with the template before it kept the
+#           tree (BENCH_CLASSROOM_BEFORE, a commit; the ccache warm, as its
+#           own cache kept it), each in a fresh clone and ccache of its own
 #   suite   make test as CI runs it, cold: a fresh clone of HEAD (committed
 #           work only), an empty ccache of its own, CI=true; its total and
 #           each suite's time, and what a kernel costs it (some 35 min)
@@ -24,6 +31,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 what=${BENCH:-cold edit boot gdb stair class suite}
+# (classroom: only when asked, BENCH=classroom; some 30 minutes)
 B=$BUILD/bench
 mkdir -p "$B" "$B/logs"
 export BUILD=$B KERNEL_DIR=$B/linux OBJ_DIR=$B/obj GUEST_DIR=$B/guest LOG_DIR=$B/logs
@@ -159,6 +167,38 @@ if [[ " $what " == *" class "* ]]; then
 	rows+=("class of $cn: speed-up of JOBS=2 over JOBS=1 (warm)|$(awk -v a="${warm[1]}" -v b="${warm[2]}" 'BEGIN { printf "%.2fx", a / b }')")
 	rm -rf -- "$B/class"
 	kgit worktree prune
+fi
+
+if [[ " $what " == *" classroom "* ]]; then
+	# push NAME WORKFLOW CACHES CCACHE: one graded push, in a new clone of
+	# HEAD whose submissions/lab-01 is lab 1's answer; no setting of this
+	# bench reaches it (the job makes its own tree, as on GitHub)
+	cr=$B/classroom
+	push() {
+		local ws=$cr/ws-$1 t0 rc=0
+		rm -rf -- "$ws"
+		git clone -q "$TOP" "$ws" || die "cannot clone $TOP"
+		mkdir -p "$ws/submissions/lab-01"
+		cp "$(ls "$TOP"/solutions/01-*.patch | head -1)" "$ws/submissions/lab-01/"
+		git -C "$ws" add submissions && git -C "$ws" -c user.name=s -c user.email=s@s commit -qm "lab 1"
+		t0=$(now)
+		(cd "$ws" && env -u BUILD -u KERNEL_DIR -u OBJ_DIR -u GUEST_DIR -u LOG_DIR -u KERNEL \
+			python3 "$TOP/scripts/ghjob.py" "$2" grade --cache "$3" --set CCACHE_DIR="$4") \
+			>"$LOG_DIR/bench-classroom-$1.out" 2>&1 || rc=$?
+		rows+=("classroom: $5|$(secs "$t0" "$(now)") s$([ "$rc" -eq 0 ] || echo " (exit $rc)")")
+		rm -rf -- "$ws"
+	}
+	rm -rf -- "$cr"
+	mkdir -p "$cr"
+	before=${BENCH_CLASSROOM_BEFORE:-a046137}
+	git -C "$TOP" show "$before:ci/github/classroom.yml" >"$cr/before.yml" ||
+		die "no ci/github/classroom.yml at $before (BENCH_CLASSROOM_BEFORE)"
+	push first "$TOP/ci/github/classroom.yml" "$cr/caches" "$cr/ccache" "a graded push, the first (every cache empty)"
+	# (the ccache is the first's, as the template's restore-keys give it;
+	# ghjob.py leaves the template's /ccache, outside the workspace, alone)
+	push second "$TOP/ci/github/classroom.yml" "$cr/caches" "$cr/ccache" "a graded push with what the first kept"
+	push before "$cr/before.yml" "$cr/caches-before" "$cr/ccache" "the template of $before, ccache warm"
+	rm -rf -- "$cr"
 fi
 
 if [[ " $what " == *" suite "* ]]; then

@@ -173,7 +173,10 @@ def cache_action(name, step, w, ctx, caches):
     if not path or "\n" in path:
         raise Error("this runner caches one path per step, not %r" % path)
     key = w.get("key", "")
-    full = os.path.join(ctx["github"]["workspace"], path) if not os.path.isabs(path) else path
+    if os.path.isabs(path):
+        # (the runner's container's own folder, which this machine's is not)
+        return "left out: %s is outside the workspace" % path
+    full = os.path.join(ctx["github"]["workspace"], path)
     store = os.path.join(caches, re.sub(r"[^A-Za-z0-9._-]", "_", key))
     if name == "actions/cache/save":
         if os.path.exists(store):
