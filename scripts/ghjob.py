@@ -176,8 +176,14 @@ def cache_action(name, step, w, ctx, caches):
     if os.path.isabs(path):
         # (the runner's container's own folder, which this machine's is not)
         return "left out: %s is outside the workspace" % path
-    full = os.path.join(ctx["github"]["workspace"], path)
-    store = os.path.join(caches, re.sub(r"[^A-Za-z0-9._-]", "_", key))
+    work = os.path.realpath(ctx["github"]["workspace"])
+    full = os.path.realpath(os.path.join(work, path))
+    if not full.startswith(work + os.sep):
+        raise Error("a cache path outside the workspace: %s" % path)
+    kname = re.sub(r"[^A-Za-z0-9._-]", "_", key)
+    if not kname.strip("."):
+        raise Error("not a cache key: %r" % key)
+    store = os.path.join(caches, kname)
     if name == "actions/cache/save":
         if os.path.exists(store):
             return "the cache %s exists: not saved again" % key
@@ -185,7 +191,11 @@ def cache_action(name, step, w, ctx, caches):
             return "nothing at %s to save" % path
         tmp = store + ".saving"
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(full, tmp, symlinks=True)
+        if os.path.isdir(full):
+            shutil.copytree(full, tmp, symlinks=True)
+        else:
+            os.makedirs(tmp)
+            shutil.copy2(full, tmp)
         os.replace(tmp, store)
         return "saved %s as %s" % (path, key)
     hit = os.path.isdir(store)

@@ -270,8 +270,9 @@ grade_one() { # SUB LAB NAME ID
 				# huge tree (one blob in many trees)
 				timeout 300 git -C "$KERNEL_DIR" diff --binary "$start_tag" "refs/grade/$id" 2>/dev/null |
 					head -c $((max_diff + 1)) >"$tmpd/tree.diff"
-				# its commits as mails, for the patch review only (the
-				# last 30, capped): the tree above is what is graded
+				# its commits as mails, for the patch review's reading of
+				# their messages only (the last 30 that are no merge,
+				# capped): the tree above is what is graded
 				timeout 300 git -C "$KERNEL_DIR" format-patch --stdout --no-signature -30 \
 					"$start_tag..refs/grade/$id" -- 2>/dev/null | head -c $((16 * 1024 * 1024)) >"$tmpd/commits"
 				kgit update-ref -d "refs/grade/$id" 2>/dev/null
@@ -376,8 +377,12 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 			rvdir=$tmpd/rv
 			py prepare "$tmpd/commits" "$rvdir" "$tmpd/tree" >/dev/null 2>&1
 		fi
+		# (the scope item reads what was applied: a repository's merges
+		# and older commits are in it, not in its last 30 mails)
+		printf '%s\n' "$files" "$(printf '%s' "$ufiles" | sort -u)" >"$tmpd/files.list"
 		if [ -f "$rvdir/plan.json" ] && checkpatch_dir &&
-			python3 "$TOP/scripts/review.py" run "$rvdir" "$lab" "$cpd" "$facts/review.json" 2>"$tmpd/review.err"; then
+			python3 "$TOP/scripts/review.py" run "$rvdir" "$lab" "$cpd" "$facts/review.json" \
+				--files="$tmpd/files.list" ${status:+--not-applied} 2>"$tmpd/review.err"; then
 			:
 		else
 			rm -f -- "$facts/review.json"
@@ -407,9 +412,16 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 		done
 	else
 		[ "$tree" = "$(kgit rev-parse -q --verify "lab-$lab-done^{tree}" 2>/dev/null)" ] || same=0
-		# the same but for white space: said too
+		# the same but for white space: said too. Only files both trees
+		# have, with their modes, changed in text by spaces (-b: a space
+		# removed between two words is a change) or blank lines; git must
+		# have read both trees
+		local raw wsd
 		if [ "$same" = 0 ] && [ -z "$status" ] && kgit rev-parse -q --verify "lab-$lab-done^{tree}" >/dev/null &&
-			[ "$(git -C "$wt" diff -w --ignore-blank-lines -U0 "lab-$lab-done" HEAD -- 2>/dev/null | grep -c '^@@')" = 0 ]; then
+			raw=$(git -C "$wt" diff --raw --no-renames "lab-$lab-done" HEAD -- 2>/dev/null) && [ -n "$raw" ] &&
+			! printf '%s\n' "$raw" | grep -qvE '^:(100644 100644|100755 100755) [0-9a-f]+ [0-9a-f]+ M'$'\t' &&
+			wsd=$(git -C "$wt" diff -b --ignore-blank-lines --ignore-space-at-eol -U0 "lab-$lab-done" HEAD -- 2>/dev/null) &&
+			! printf '%s\n' "$wsd" | grep -qE '^(@@|Binary files)'; then
 			same=2
 		fi
 	fi

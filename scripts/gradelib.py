@@ -1006,7 +1006,7 @@ def classroom(doc):
     for it in rv.get("items", []):
         w = style_max / len(rv["items"]) if style_max else 0
         extra.append(("patch review: " + it["name"], it["ok"], it["detail"],
-                      round(w, 2) if it["ok"] else 0))
+                      round(w, 2) if it["ok"] and rv.get("applied", True) else 0))
     for name, ok, msg, sc in extra:
         tests.append({"name": name, "status": "pass" if ok else "fail", "score": sc,
                       "message": msg, "test_code": "", "filename": "", "line_no": 0,

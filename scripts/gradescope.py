@@ -143,8 +143,9 @@ def results(doc, report, seconds=None):
     style_max = float(doc.get("style_max") or 0)
     for it in rv.get("items", []):
         mx = round(style_max / len(rv["items"]), 2) if style_max else 0.0
+        earned = it["ok"] and rv.get("applied", True)
         tests.append({"name": "patch review: %s" % it["name"], "max_score": mx,
-                      "score": mx if it["ok"] else 0.0,
+                      "score": mx if earned else 0.0,
                       "status": "passed" if it["ok"] else "failed", "output": it["detail"]})
     total = round(float(doc["score"]) + (float(doc.get("style_score") or 0) if style_max else 0), 2)
     out = {"score": total, "output": clip(report), "output_format": "text",

@@ -3,12 +3,15 @@
 """The patch review: a submission's patches read as a kernel maintainer
 reads them, beside (never inside) the kernel's points.
 
-  review.py run PLAN_DIR LAB CHECKPATCH_DIR OUT.json
+  review.py run PLAN_DIR LAB CHECKPATCH_DIR OUT.json [--files=LIST] [--not-applied]
       PLAN_DIR is what gradelib.py prepare wrote (plan.json, NNNN.diff and,
       for a patch that came as a mail, NNNN.msg and NNNN.mail).
       CHECKPATCH_DIR holds the base's scripts/checkpatch.pl (with its
       spelling.txt and const_structs.checkpatch), taken from the kernel
       tree's 'distro' tag: the course's copy, never the submission's.
+      --files=LIST: what the submission changed once applied, a path a
+      line (the scope item reads it); --not-applied: it did not apply
+      (reported, no style points).
   review.py report REVIEW.json    the review as the report prints it
 
 Five items, each passed or not, for the whole series:
@@ -19,10 +22,12 @@ Five items, each passed or not, for the whole series:
                a lab's answer puts back, has some)
   signed-off   every patch has a Signed-off-by: Name <address> line
   subject      every subject starts with a subsystem prefix ("userns: ",
-               "fs/exec: ") and says something after it
-  message      every patch has a body that says more than its subject
-  scope        the series changes only the lab's files (lab.conf FILES,
-               or USERSPACE for a user-space lab)
+               "fs/exec: ", "proc, sysfs: "; not "Fix: ", "WIP: ", "lab 1: ")
+               and says something after it
+  message      every patch has a body that says more than its subject (five
+               words or more, its closing trailers not counted)
+  scope        the submission changes only the lab's files (lab.conf FILES,
+               or USERSPACE for a user-space lab), as applied
 
 The score is STYLE_POINTS (lab.conf, 0 by default) times the share of
 items passed: a separate, optional score, never added to the kernel's.
@@ -38,6 +43,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -57,9 +63,18 @@ TRAILER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: \S")
 # "[PATCH v2 3/7] " and the like, then "subsys: ", "subsys/part: " or
 # "proc, sysfs: " (a prefix has no sentence in it: "lab 1: " is none)
 SUBJECT_TAGS = re.compile(r"^(\s*\[[^]]*\])+\s*")
+# (words that are no subsystem: "Fix: ...", "WIP: ...", "lab 1: ..." say
+# nothing of where the change is)
+NOT_SUBSYSTEMS = re.compile(r"^(fix(es|ed)?|bug(fix)?|wip|todo|tmp|temp|draft|test(s|ing)?|"
+                            r"hack|update[sd]?|change[sd]?|patch(es)?|feat(ure)?|chore|"
+                            r"refactor|done|solution|answer|homework|hw|lab ?[0-9]*|"
+                            r"step ?[0-9]*|misc|minor|cleanup)$", re.I)
 WORD = r"[A-Za-z0-9_][A-Za-z0-9_./+-]*"
 PREFIX = re.compile(r"^%s(, %s)*(: %s(, %s)*)*: \S" % (WORD, WORD, WORD, WORD))
 CHECKPATCH_TIMEOUT = 120
+# the whole review's checkpatch time, and the patches it reads at most
+REVIEW_BUDGET = 300
+MAX_PATCHES = 50
 MAX_LINES = 12  # checkpatch lines kept per patch
 
 
@@ -76,42 +91,29 @@ def subject_text(subject):
 
 
 def body_lines(message):
-    """The commit message's own lines: not its trailers, not empty."""
+    """The commit message's own lines: not empty, and not its trailers (the
+    last paragraph, when every line of it is a "Token: value" line)."""
+    paras = [p for p in re.split(r"\n\s*\n", (message or "").strip()) if p.strip()]
+    if paras and all(TRAILER.match(x.strip()) for x in paras[-1].splitlines() if x.strip()):
+        paras = paras[:-1]
+    return [x.strip() for p in paras for x in p.splitlines() if x.strip()]
+
+
+def diffstat(diff, p=1):
+    """[(path, added, removed)] of a diff, as git apply --numstat -pP reads
+    it (a binary file counts 0 and 0); [] when git cannot read it."""
+    r = subprocess.run(["git", "apply", "--numstat", "-z", "-p%d" % p, "-"],
+                       input=diff.encode("utf-8", "surrogateescape"), stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, check=False)
+    if r.returncode != 0:
+        return []
     out = []
-    for line in (message or "").splitlines():
-        s = line.strip()
-        if not s or TRAILER.match(s) and not s.lower().startswith(("http:", "https:")):
-            continue
-        out.append(s)
+    for rec in r.stdout.split(b"\0"):
+        f = rec.split(b"\t", 2)
+        if len(f) == 3 and f[2]:
+            num = [int(x) if x.isdigit() else 0 for x in (f[0].decode(), f[1].decode())]
+            out.append((f[2].decode("utf-8", "surrogateescape"), num[0], num[1]))
     return out
-
-
-def diffstat(diff):
-    """[(path, added, removed)] of a unified diff, in its order."""
-    stats = {}
-    order = []
-    path = None
-    for line in diff.splitlines():
-        if line.startswith("diff --git "):
-            m = re.match(r"diff --git (?:\"?a/)?(.*?)\"? (?:\"?b/)?(.*?)\"?$", line)
-            path = m.group(2) if m else line[11:]
-        elif line.startswith("+++ ") and path is None:
-            p = line[4:].split("\t")[0].strip()
-            path = p[2:] if p.startswith("b/") else p
-        elif line.startswith("--- ") or line.startswith("+++ "):
-            continue
-        elif path is not None and line[:1] in "+-":
-            if path not in stats:
-                stats[path] = [0, 0]
-                order.append(path)
-            stats[path][0 if line[0] == "+" else 1] += 1
-            continue
-        else:
-            continue
-        if path is not None and path not in stats:
-            stats[path] = [0, 0]
-            order.append(path)
-    return [(p, stats[p][0], stats[p][1]) for p in order]
 
 
 def checkpatch(cp_dir, path):
@@ -157,7 +159,13 @@ def checkpatch(cp_dir, path):
     return errors, mwarn, warn, checks, lines, None
 
 
-def review(plan_dir, lab, cp_dir):
+def review(plan_dir, lab, cp_dir, tree_files=None, applied=True):
+    """The review of PLAN_DIR's patches for LAB. TREE_FILES, when given, is
+    what the submission changed once applied (the scope item reads it: a
+    repository's merges and older commits are in it, not in its mails).
+    APPLIED False (the patches did not apply): the review is made and
+    reported, and earns no style points."""
+    started = time.time()
     with open(os.path.join(plan_dir, "plan.json"), encoding="utf-8") as f:
         plan = json.load(f)
     scope = (labconf.get(lab, "USERSPACE") or labconf.get(lab, "FILES")).split()
@@ -179,21 +187,29 @@ def review(plan_dir, lab, cp_dir):
         msg = read_text(base + ".msg")
         mail = base + ".mail"
         is_mail = msg is not None and os.path.exists(mail)
-        diff = read_text(os.path.join(plan_dir, p["diff"]), 64 << 20) or ""
-        for path, a, d in diffstat(diff):
+        with open(os.path.join(plan_dir, p["diff"]), "rb") as fh:
+            diff = fh.read(64 << 20).decode("utf-8", "surrogateescape")
+        for path, a, d in diffstat(diff, p.get("p", 1)):
             if path not in stat:
                 stat[path] = [0, 0]
                 stat_order.append(path)
             stat[path][0] += a
             stat[path][1] += d
-        e, mw, w, c, lines, fault = checkpatch(cp_dir, mail if is_mail else
-                                               os.path.join(plan_dir, p["diff"]))
+        if len(patches) >= MAX_PATCHES or time.time() - started > REVIEW_BUDGET:
+            e = mw = w = c = 0
+            lines = []
+            fault = "not checked: the review reads %d patches in %d s at most" % (
+                MAX_PATCHES, REVIEW_BUDGET)
+        else:
+            e, mw, w, c, lines, fault = checkpatch(cp_dir, mail if is_mail else
+                                                   os.path.join(plan_dir, p["diff"]))
         subj = subject_text(p.get("subject", ""))
         body = body_lines(msg) if is_mail else []
         patches.append({
             "source": label, "subject": p.get("subject", ""), "mail": is_mail,
             "signed_off": bool(is_mail and SIGNED_OFF.search(msg)),
-            "prefix": bool(is_mail and PREFIX.match(subj)),
+            "prefix": bool(is_mail and PREFIX.match(subj)) and not NOT_SUBSYSTEMS.match(
+                subj.split(":", 1)[0].strip()),
             "body_words": len(" ".join(body).split()),
             "body_says_more": bool(body) and " ".join(body).strip(" .").lower() != subj.strip(" .").lower()
             and len(" ".join(body).split()) >= 5,
@@ -235,21 +251,24 @@ def review(plan_dir, lab, cp_dir):
                             x["body_words"], "" if x["body_words"] == 1 else "s"))
             for x in miss[:3] if x["mail"]]
     item("message", not miss, "every patch says why in its body" if not miss else "; ".join(why))
-    out = [x["path"] for x in files if not x["in_scope"]]
+    changed = tree_files if tree_files is not None else [x["path"] for x in files]
+    out = [x for x in changed if x not in scope]
     item("scope", not out and scope, "only the lab's files: " + " ".join(scope) if not out else
          "outside the lab's files (%s): %s" % (" ".join(scope), " ".join(out[:8])))
     passed = sum(1 for x in items if x["ok"])
     return {"lab": "%02d" % int(lab), "patches": patches, "files": files, "scope": scope,
-            "items": items, "passed": passed, "of": len(items),
-            "points": round(points * passed / len(items), 2) if points else 0.0,
+            "items": items, "passed": passed, "of": len(items), "applied": bool(applied),
+            "points": round(points * passed / len(items), 2) if points and applied else 0.0,
             "max": points}
 
 
 def report_lines(rv):
     """The report's section (report.txt)."""
     out = ["patch review (a maintainer's reading; %s):" % (
+        "not scored: STYLE_POINTS is 0" if not rv["max"] else
         "style %.2f / %g, apart from the kernel's score" % (rv["points"], rv["max"])
-        if rv["max"] else "not scored: STYLE_POINTS is 0")]
+        if rv.get("applied", True) else
+        "style 0 / %g: the patches do not apply" % rv["max"])]
     for it in rv["items"]:
         out.append("  %-4s %-11s %s" % ("ok" if it["ok"] else "no", it["name"], it["detail"]))
     if rv["files"]:
@@ -274,8 +293,14 @@ def report_lines(rv):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[0] == "run":
-        rv = review(argv[1], int(argv[2]), argv[3])
+    if len(argv) >= 5 and argv[0] == "run" and all(
+            a.startswith(("--files=", "--not-applied")) for a in argv[5:]):
+        files = None
+        for a in argv[5:]:
+            if a.startswith("--files="):
+                with open(a[len("--files="):], encoding="utf-8", errors="surrogateescape") as f:
+                    files = [x for x in f.read().split("\n") if x]
+        rv = review(argv[1], int(argv[2]), argv[3], files, "--not-applied" not in argv[5:])
         with open(argv[4], "w", encoding="utf-8") as f:
             json.dump(rv, f, indent=1)
             f.write("\n")

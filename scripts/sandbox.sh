@@ -41,14 +41,18 @@
 # USERNS_SANDBOX_MODE=uid (as root only): for a machine that is itself a
 # throwaway container of one submission, where neither mount nor user
 # namespaces can be made (Docker's defaults, Gradescope): the same user,
-# limits and folders, with file permissions instead of namespaces. /tmp/sbx
-# is a real folder of the sandbox's user; --ro is a copy of hard links
-# (root's files: readable, not writable); --hide is checked, never made:
+# the same process and file-size limits and the same folders, with file
+# permissions instead of namespaces. /tmp/sbx is a real folder of the
+# sandbox's user (no tmpfs: --size does not apply); --ro is a copy, of hard
+# links where every file is root's and writable by root alone (the
+# grader's worktree), else of the files; --hide is checked, never made:
 # the caller makes those folders unreadable to others beforehand (mode
-# 0700), and the sandbox refuses to run when its user can read one. Every
-# process of the sandbox's user is killed when CMD ends. Weaker than the
+# 0700), and the sandbox refuses to run when its user can list, read or
+# enter one. Its user is a user of its own, $USERNS_SANDBOX_USER-uid: it
+# runs only when no process of that user runs, every process of that user
+# is killed when CMD ends, and the sandbox fails (71) unless none is left. Weaker than the
 # namespaces: the network, the other processes and every world-readable
-# file stay visible; said in grade.sh's report.
+# file (/home, /run, /var/tmp too) stay visible; said in grade.sh's report.
 set -u
 SBX=/tmp/sbx
 SB_USER=${USERNS_SANDBOX_USER:-userns-grader}
@@ -59,6 +63,10 @@ sb_die() {
 }
 
 if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
+	# a user of this mode's own: its cleanup kills every process of its
+	# user, which must never be another sandbox's (a namespaced one runs as
+	# $SB_USER)
+	SB_USER=$SB_USER-uid
 	[ "$(id -u)" -eq 0 ] || sb_die "USERNS_SANDBOX_MODE=uid needs root (it runs CMD as $SB_USER)"
 	command -v setpriv >/dev/null || sb_die "setpriv (util-linux) is needed"
 	if ! getent passwd "$SB_USER" >/dev/null; then
@@ -88,13 +96,35 @@ if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
 	# what must stay hidden is: the caller made it so (mode 0700)
 	for d in "${hides[@]}"; do
 		[ -e "$d" ] || continue
-		if "${as_sb[@]}" sh -c 'ls -- "$1" >/dev/null 2>&1 || [ -r "$1" ]' - "$d" </dev/null 2>/dev/null; then
-			sb_die "USERNS_SANDBOX_MODE=uid: $SB_USER can read $d, which it must not see (chmod 0700 it, or a folder above it)"
+		if "${as_sb[@]}" sh -c 'ls -- "$1" >/dev/null 2>&1 || [ -r "$1" ] || [ -x "$1" ]' - "$d" </dev/null 2>/dev/null; then
+			sb_die "USERNS_SANDBOX_MODE=uid: $SB_USER can read or enter $d, which it must not see (chmod 0700 it, or a folder above it)"
 		fi
 	done
 	sb_name() { case $1 in '' | /* | *..* | *[!A-Za-z0-9._/-]*) sb_die "not a sandbox name: '$1'" ;; esac; }
-	kill_all() { "${as_sb[@]}" kill -KILL -1 </dev/null >/dev/null 2>&1; }
-	kill_all
+	# every process of the sandbox's user, by its real uid (/proc: no procps)
+	sb_uid=$(id -u "$SB_USER")
+	sb_procs() {
+		local f
+		for f in /proc/[0-9]*/status; do
+			# (a zombie is dead already: its parent has yet to reap it)
+			awk -v u="$sb_uid" '$1 == "State:" && $2 == "Z" { z = 1 } $1 == "Uid:" && $2 == u { found = 1 }
+				END { exit !(found && !z) }' "$f" 2>/dev/null &&
+				echo "${f%/status}"
+		done
+	}
+	# (the shell's own kill: no kill program need be installed); none
+	# may be left, or nothing of this sandbox is trusted
+	kill_all() {
+		local i
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			"${as_sb[@]}" sh -c 'kill -9 -1' </dev/null >/dev/null 2>&1
+			[ -n "$(sb_procs)" ] || return 0
+			sleep 0.2
+		done
+		sb_die "processes of $SB_USER are still running ($(sb_procs | head -3 | tr '\n' ' ')): nothing of the sandbox is used"
+	}
+	# one at a time: a process of its user now is another run's
+	[ -z "$(sb_procs)" ] || sb_die "another sandbox runs as $SB_USER ($(sb_procs | head -3 | tr '\n' ' ')): one at a time"
 	rm -rf -- "$SBX" || sb_die "cannot clear $SBX"
 	mkdir -m 0755 -- "$SBX" || sb_die "cannot make $SBX"
 	for ((i = 0; i < ${#copies[@]}; i += 2)); do
@@ -110,14 +140,17 @@ if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
 	for ((i = 0; i < ${#ros[@]}; i += 2)); do
 		sb_name "${ros[i + 1]}"
 		mkdir -p "$(dirname "$SBX/${ros[i + 1]}")"
-		# root's files as hard links (same file system), else copies; the
-		# folders are root's: nothing in them can be made or changed
-		cp -al -- "${ros[i]}" "$SBX/${ros[i + 1]}" 2>/dev/null || {
+		# hard links only when every file is root's and only root may
+		# write it (a link is the file itself: nothing of the source is
+		# changed here), else a copy made root's and read-only
+		if [ -z "$(find "${ros[i]}" \( ! -user 0 -o -perm /022 \) ! -type l -print -quit 2>/dev/null)" ] &&
+			cp -al -- "${ros[i]}" "$SBX/${ros[i + 1]}" 2>/dev/null; then
+			:
+		else
 			rm -rf -- "${SBX:?}/${ros[i + 1]}"
-			cp -a -- "${ros[i]}" "$SBX/${ros[i + 1]}"
-		} || sb_die "cannot show ${ros[i]} to the sandbox"
-		chown -R -h 0:0 "$SBX/${ros[i + 1]}" && chmod -R go-w "$SBX/${ros[i + 1]}" ||
-			sb_die "cannot make ${ros[i]} read-only in the sandbox"
+			{ cp -a -- "${ros[i]}" "$SBX/${ros[i + 1]}" && chown -R -h 0:0 "$SBX/${ros[i + 1]}" &&
+				chmod -R go-w "$SBX/${ros[i + 1]}"; } || sb_die "cannot show ${ros[i]} to the sandbox"
+		fi
 	done
 	for fd in "/proc/$$/fd/"*; do
 		fd=${fd##*/}

@@ -376,6 +376,39 @@ t_expect "sandbox: ... another student's report is untouched" "$wrong_before" "$
 t_expect "sandbox: ... and it wrote no file on the host" "" \
 	"$(ls "$HOME/PWNED11" "$TOP/PWNED11" "$GRADE_DIR/PWNED11" "$GRADE_OUT/PWNED11" 2>/dev/null)"
 
+# the sandbox without namespaces (USERNS_SANDBOX_MODE=uid: a container of
+# one submission, as Gradescope's; make test-gradescope grades through it)
+sbu=${USERNS_SANDBOX_USER:-userns-grader}-uid
+# (its processes, from /proc: a minimal root has no ps)
+sb_left() {
+	local f u
+	u=$(id -u "$sbu" 2>/dev/null) || return 0
+	for f in /proc/[0-9]*/status; do
+		awk -v u="$u" '$1 == "State:" && $2 == "Z" { z = 1 } $1 == "Uid:" && $2 == u { y = 1 }
+			END { exit !(y && !z) }' "$f" 2>/dev/null && echo "${f%/status}"
+	done
+}
+if [ "$(id -u)" -eq 0 ]; then
+sx=$(mktemp -d)
+chmod 711 "$sx"
+mkdir -p "$sx/src"
+echo "theirs" >"$sx/src/f"
+chown 4321 "$sx/src/f" && chmod 666 "$sx/src/f"
+out=$(USERNS_SANDBOX_MODE=uid "$TOP/scripts/sandbox.sh" --hide "$sx" -- true 2>&1)
+t_grep "sandbox uid: a folder its user can enter (mode 711) is refused" 'can read or enter' "$out"
+chmod 700 "$sx"
+out=$(USERNS_SANDBOX_MODE=uid "$TOP/scripts/sandbox.sh" --hide "$sx" --ro "$sx/src" src --dir out \
+	--out out/f "$sx/got" 100 --out out/l "$sx/link" 100 -- sh -c '
+	(echo mine >>src/f) 2>/dev/null && echo wrote-src; cat "$1/src/f" 2>/dev/null && echo read-hidden
+	ln -s /etc/passwd out/l; echo ok >out/f; (setsid sleep 300 >/dev/null 2>&1 &); id -un' - "$sx" 2>&1)
+t_expect "sandbox uid: it runs as its user, writes nothing it is shown, reads nothing hidden" "$sbu" "$out"
+t_expect "sandbox uid: ... the folder shown is as it was (owner, mode, content)" "4321 666 theirs" \
+	"$(stat -c '%u %a' "$sx/src/f") $(cat "$sx/src/f")"
+t_expect "sandbox uid: ... a file comes out, a link does not" "ok " "$(cat "$sx/got" 2>/dev/null) $(cat "$sx/link" 2>/dev/null)"
+t_expect "sandbox uid: ... and no process of its user is left" "" "$(sb_left)"
+rm -rf "$sx"
+fi
+
 # a repository whose own config runs commands: core.fsmonitor, and a clean
 # filter its attributes name; graded on its commits, and DIRTY when dirty
 repo=$hx/evil

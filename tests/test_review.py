@@ -143,6 +143,42 @@ class Review(unittest.TestCase):
                          ("LAB 17: mark", False), ("userns:x", False), ("userns: ", False)):
             with self.subTest(subj):
                 self.assertEqual(bool(review.PREFIX.match(subj)), ok)
+        # a prefix that names no subsystem
+        for subj in ("Fix: the bug", "WIP: stuff", "lab1: done", "Update: exec", "fixes: x"):
+            with self.subTest(subj):
+                _rv, it = self.run_review(mail(subject=subj))
+                self.assertFalse(it["subject"]["ok"])
+
+    def test_a_body_line_that_looks_like_a_trailer_is_still_body(self):
+        body = "Why: the exec path refused set-id files\nwhose owner has no mapping at all.\n"
+        _rv, it = self.run_review(mail(body=body))
+        self.assertTrue(it["message"]["ok"], it["message"])
+
+    def test_scope_counts_every_file_of_a_plain_diff(self):
+        plain = ("--- a/fs/exec.c\n+++ b/fs/exec.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n"
+                 "--- a/security/commoncap.c\n+++ b/security/commoncap.c\n"
+                 "@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n")
+        rv, it = self.run_review(mail(diff=plain))
+        self.assertFalse(it["scope"]["ok"])
+        self.assertIn("security/commoncap.c", it["scope"]["detail"])
+        self.assertEqual([f["path"] for f in rv["files"]], ["fs/exec.c", "security/commoncap.c"])
+
+    def test_scope_reads_what_was_applied_when_told(self):
+        """A repository's merges and older commits are not in its mails: the
+        tree's changes are what the scope item reads."""
+        rv, it = self.run_review(mail())
+        plan_dir = os.path.join(self.tmp, "plan")
+        rv = review.review(plan_dir, 1, self.cp, tree_files=["fs/exec.c", "kernel/cred.c"])
+        it = {i["name"]: i for i in rv["items"]}
+        self.assertFalse(it["scope"]["ok"])
+        self.assertIn("kernel/cred.c", it["scope"]["detail"])
+
+    def test_patches_that_do_not_apply_earn_no_style_points(self):
+        self.conf("STYLE_POINTS=5\n")
+        self.run_review(mail())
+        rv = review.review(os.path.join(self.tmp, "plan"), 1, self.cp, applied=False)
+        self.assertEqual((rv["passed"], rv["points"], rv["max"]), (5, 0.0, 5.0))
+        self.assertIn("style 0 / 5: the patches do not apply", review.report_lines(rv)[0])
 
     def test_checkpatch_warnings_about_code_are_listed_not_counted(self):
         self.says("x.patch:40: WARNING:LINE_SPACING: Missing a blank line after declarations\n"
