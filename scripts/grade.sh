@@ -52,10 +52,13 @@ reset_worktree() {
 			rm -rf -- "$gd/rebase-apply" "$gd/rebase-merge"
 		fi
 		git -C "$wt" am --abort >/dev/null 2>&1
-		if git -C "$wt" checkout -q -f --detach "$want" 2>/dev/null &&
+		# (ctime is not trusted: the sandbox without namespaces shows the
+		# worktree as hard links, which change every file's ctime, and git
+		# would then rewrite every file, and the next build compile all)
+		if git -c core.trustctime=false -C "$wt" checkout -q -f --detach "$want" 2>/dev/null &&
 			git -C "$wt" clean -q -ffdx 2>/dev/null &&
 			[ "$(git -C "$wt" rev-parse HEAD 2>/dev/null)" = "$want" ] &&
-			[ -z "$(git -C "$wt" status --porcelain --untracked-files=all 2>/dev/null | head -1)" ]; then
+			[ -z "$(git -c core.trustctime=false -C "$wt" status --porcelain --untracked-files=all 2>/dev/null | head -1)" ]; then
 			return 0
 		fi
 		warn "the grading worktree $wt was left broken: making it again"
