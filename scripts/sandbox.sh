@@ -62,6 +62,30 @@ sb_die() {
 	exit 71
 }
 
+# parse_opts OPTIONS... -- CMD...: the options (above) into ros, copies,
+# dirs, outs, hides, setenvs (NAME VALUE pairs), timeout and size; CMD
+# into cmd
+parse_opts() {
+	ros=() copies=() dirs=() outs=() hides=() setenvs=() timeout=0 size=4g cmd=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--ro) ros+=("$2" "$3"); shift 3 ;;
+		--copy) copies+=("$2" "$3"); shift 3 ;;
+		--dir) dirs+=("$2"); shift 2 ;;
+		--out) outs+=("$2" "$3" "$4"); shift 4 ;;
+		--hide) hides+=("$2"); shift 2 ;;
+		--setenv) setenvs+=("$2" "$3"); shift 3 ;;
+		--timeout) timeout=$2; shift 2 ;;
+		--size) size=$2; shift 2 ;;
+		--) shift; break ;;
+		*) sb_die "unknown option '$1'" ;;
+		esac
+	done
+	[ $# -gt 0 ] || sb_die "no command"
+	case $timeout in *[!0-9]* | '') sb_die "--timeout needs seconds" ;; esac
+	cmd=("$@")
+}
+
 if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
 	# a user of this mode's own: its cleanup kills every process of its
 	# user, which must never be another sandbox's (a namespaced one runs as
@@ -74,23 +98,9 @@ if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
 			--shell /usr/sbin/nologin "$SB_USER" >/dev/null 2>&1 ||
 			getent passwd "$SB_USER" >/dev/null || sb_die "cannot make the sandbox's user $SB_USER (useradd)"
 	fi
-	ros=() copies=() dirs=() outs=() hides=() envs=() timeout=0
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--ro) ros+=("$2" "$3"); shift 3 ;;
-		--copy) copies+=("$2" "$3"); shift 3 ;;
-		--dir) dirs+=("$2"); shift 2 ;;
-		--out) outs+=("$2" "$3" "$4"); shift 4 ;;
-		--hide) hides+=("$2"); shift 2 ;;
-		--setenv) envs+=("$2=$3"); shift 3 ;;
-		--timeout) timeout=$2; shift 2 ;;
-		--size) shift 2 ;;
-		--) shift; break ;;
-		*) sb_die "unknown option '$1'" ;;
-		esac
-	done
-	[ $# -gt 0 ] || sb_die "no command"
-	case $timeout in *[!0-9]* | '') sb_die "--timeout needs seconds" ;; esac
+	parse_opts "$@"
+	envs=()
+	for ((i = 0; i < ${#setenvs[@]}; i += 2)); do envs+=("${setenvs[i]}=${setenvs[i + 1]}"); done
 	as_sb=(setpriv --reuid="$SB_USER" --regid="$SB_USER" --clear-groups --no-new-privs
 		--inh-caps=-all --bounding-set=-all --)
 	# what must stay hidden is: the caller made it so (mode 0700)
@@ -162,9 +172,9 @@ if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
 	limits=(prlimit --nproc=2048 --fsize=$((2 * 1024 * 1024 * 1024)) --core=0 --)
 	rc=0
 	if [ "$timeout" -gt 0 ]; then
-		(cd "$SBX" && "${as_sb[@]}" "${limits[@]}" timeout -k 5 "$timeout" setsid "${run[@]}" "$@" </dev/null) || rc=$?
+		(cd "$SBX" && "${as_sb[@]}" "${limits[@]}" timeout -k 5 "$timeout" setsid "${run[@]}" "${cmd[@]}" </dev/null) || rc=$?
 	else
-		(cd "$SBX" && "${as_sb[@]}" "${limits[@]}" setsid "${run[@]}" "$@" </dev/null) || rc=$?
+		(cd "$SBX" && "${as_sb[@]}" "${limits[@]}" setsid "${run[@]}" "${cmd[@]}" </dev/null) || rc=$?
 	fi
 	# nothing of the sandbox's outlives CMD (a daemon it left)
 	kill_all
@@ -212,23 +222,9 @@ fi
 # --inner STAGE WHO OPTIONS... -- CMD...: in the private mount namespace
 stage=$2 who=$3
 shift 3
-ros=() copies=() dirs=() outs=() hides=() envs=() timeout=0 size=4g
-while [ $# -gt 0 ]; do
-	case $1 in
-	--ro) ros+=("$2" "$3"); shift 3 ;;
-	--copy) copies+=("$2" "$3"); shift 3 ;;
-	--dir) dirs+=("$2"); shift 2 ;;
-	--out) outs+=("$2" "$3" "$4"); shift 4 ;;
-	--hide) hides+=("$2"); shift 2 ;;
-	--setenv) envs+=(--setenv "$2" "$3"); shift 3 ;;
-	--timeout) timeout=$2; shift 2 ;;
-	--size) size=$2; shift 2 ;;
-	--) shift; break ;;
-	*) sb_die "unknown option '$1'" ;;
-	esac
-done
-[ $# -gt 0 ] || sb_die "no command"
-case $timeout in *[!0-9]* | '') sb_die "--timeout needs seconds" ;; esac
+parse_opts "$@"
+envs=()
+for ((i = 0; i < ${#setenvs[@]}; i += 2)); do envs+=(--setenv "${setenvs[i]}" "${setenvs[i + 1]}"); done
 
 # NAME: one path below /tmp/sbx, made of plain names
 sb_name() {
@@ -292,9 +288,9 @@ if ! why=$("${run_as[@]}" "${bw[@]}" true 2>&1 </dev/null); then
 fi
 rc=0
 if [ "$timeout" -gt 0 ]; then
-	"${run_as[@]}" "${limits[@]}" timeout -k 5 "$timeout" "${bw[@]}" "$@" </dev/null || rc=$?
+	"${run_as[@]}" "${limits[@]}" timeout -k 5 "$timeout" "${bw[@]}" "${cmd[@]}" </dev/null || rc=$?
 else
-	"${run_as[@]}" "${limits[@]}" "${bw[@]}" "$@" </dev/null || rc=$?
+	"${run_as[@]}" "${limits[@]}" "${bw[@]}" "${cmd[@]}" </dev/null || rc=$?
 fi
 
 # the host's folders again (the results go there), last hidden first

@@ -400,7 +400,11 @@ ktap_done
 """
 
 
-class Scores(Tmp):
+class FakeLabsCase(Tmp):
+    """Two fake labs (01 worth 10, 02 worth 20, CHECK_A's points), with
+    ktap() and finish() helpers; no tests of its own (test_gradescope.py
+    uses it too)."""
+
     def setUp(self):
         super().setUp()
         self.old = os.environ.get("LABS_DIR")
@@ -413,6 +417,38 @@ class Scores(Tmp):
         else:
             os.environ["LABS_DIR"] = self.old
         super().tearDown()
+
+    def ktap(self, results):
+        lines = ["KTAP version 1", "1..%d" % len(results), "# userns-labs kernel: 6.1 #x"]
+        for i, (lab, pts) in enumerate(results, 1):
+            lines += ["  KTAP version 1", "  # Subtest: lab-%s-fake" % lab, "  1..%d" % len(pts)]
+            for j, (name, ok) in enumerate(pts, 1):
+                lines.append("  %s %d %s" % ("ok" if ok else "not ok", j, name))
+            lines.append("%s %d lab-%s-fake" % ("ok" if all(o for _n, o in pts) else "not ok",
+                                                i, lab))
+        lines.append("# userns-labs: end of checks")
+        return "\n".join(lines) + "\n"
+
+    def finish(self, status, ktap_text, **facts):
+        fd = os.path.join(self.tmp, "facts")
+        out = os.path.join(self.tmp, "res")
+        os.makedirs(fd, exist_ok=True)
+        os.makedirs(out, exist_ok=True)
+        kp = os.path.join(self.tmp, "serial.ktap")
+        with open(kp, "w") as f:
+            f.write(ktap_text)
+        base = {"name": 'b"ob, smith\n', "id": "bob", "lab": "02", "labs": "01 02",
+                "submission": "/x/bob", "kind": "file", "status": status, "ktap": kp,
+                "files": "fs/exec.c\nkernel/fork.c", "kernel": "6.1.0 #grade-bob"}
+        base.update(facts)
+        for k, v in base.items():
+            with open(os.path.join(fd, k), "w") as f:
+                f.write(v)
+        doc, rep = gradelib.finish(fd, out)
+        return doc, rep, out
+
+
+class Scores(FakeLabsCase):
 
     def pts(self, **kw):
         base = {"core_rule": "FAIL", "second_rule": "FAIL", "plain_still_works": "PASS",
@@ -484,35 +520,6 @@ class Scores(Tmp):
         fake_labs(self.tmp, {"03": (10, '#@ pointz 3\nexpect "a" x true\n')})
         with self.assertRaises(ValueError):
             gradelib.check_points("03")
-
-    def ktap(self, results):
-        lines = ["KTAP version 1", "1..%d" % len(results), "# userns-labs kernel: 6.1 #x"]
-        for i, (lab, pts) in enumerate(results, 1):
-            lines += ["  KTAP version 1", "  # Subtest: lab-%s-fake" % lab, "  1..%d" % len(pts)]
-            for j, (name, ok) in enumerate(pts, 1):
-                lines.append("  %s %d %s" % ("ok" if ok else "not ok", j, name))
-            lines.append("%s %d lab-%s-fake" % ("ok" if all(o for _n, o in pts) else "not ok",
-                                                i, lab))
-        lines.append("# userns-labs: end of checks")
-        return "\n".join(lines) + "\n"
-
-    def finish(self, status, ktap_text, **facts):
-        fd = os.path.join(self.tmp, "facts")
-        out = os.path.join(self.tmp, "res")
-        os.makedirs(fd, exist_ok=True)
-        os.makedirs(out, exist_ok=True)
-        kp = os.path.join(self.tmp, "serial.ktap")
-        with open(kp, "w") as f:
-            f.write(ktap_text)
-        base = {"name": 'b"ob, smith\n', "id": "bob", "lab": "02", "labs": "01 02",
-                "submission": "/x/bob", "kind": "file", "status": status, "ktap": kp,
-                "files": "fs/exec.c\nkernel/fork.c", "kernel": "6.1.0 #grade-bob"}
-        base.update(facts)
-        for k, v in base.items():
-            with open(os.path.join(fd, k), "w") as f:
-                f.write(v)
-        doc, rep = gradelib.finish(fd, out)
-        return doc, rep, out
 
     def test_result_files(self):
         full = [("core_rule", 1), ("second_rule", 1), ("plain_still_works", 1), ("third_rule", 1)]

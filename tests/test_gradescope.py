@@ -25,25 +25,7 @@ import test_gradelib  # noqa: E402
 FULL = [("core_rule", 1), ("second_rule", 1), ("plain_still_works", 1), ("third_rule", 1)]
 
 
-class Results(test_gradelib.Tmp):
-    # (Scores' fake labs and helpers, not its tests)
-    finish = test_gradelib.Scores.finish
-    ktap = test_gradelib.Scores.ktap
-
-    def setUp(self):
-        super().setUp()
-        self.old = os.environ.get("LABS_DIR")
-        os.environ["LABS_DIR"] = self.tmp
-        test_gradelib.fake_labs(self.tmp, {"01": (10, test_gradelib.CHECK_A),
-                                           "02": (20, test_gradelib.CHECK_A)})
-
-    def tearDown(self):
-        if self.old is None:
-            os.environ.pop("LABS_DIR", None)
-        else:
-            os.environ["LABS_DIR"] = self.old
-        super().tearDown()
-
+class Results(test_gradelib.FakeLabsCase):
     def gs(self, status, ktap_text, **facts):
         doc, rep, _out = self.finish(status, ktap_text, **facts)
         gdoc = gradescope.results(doc, rep, 12)
