@@ -381,11 +381,14 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 			py prepare "$tmpd/commits" "$rvdir" "$tmpd/tree" >/dev/null 2>&1
 		fi
 		# (the scope item reads what was applied: a repository's merges
-		# and older commits are in it, not in its last 30 mails)
+		# and older commits are in it, not in its last 30 mails; what did
+		# not apply, its patches' own paths)
 		printf '%s\n' "$files" "$(printf '%s' "$ufiles" | sort -u)" >"$tmpd/files.list"
+		local rvopt=(--files="$tmpd/files.list")
+		[ -z "$status" ] || rvopt=(--not-applied)
 		if [ -f "$rvdir/plan.json" ] && checkpatch_dir &&
 			python3 "$TOP/scripts/review.py" run "$rvdir" "$lab" "$cpd" "$facts/review.json" \
-				--files="$tmpd/files.list" ${status:+--not-applied} 2>"$tmpd/review.err"; then
+				"${rvopt[@]}" 2>"$tmpd/review.err"; then
 			:
 		else
 			rm -f -- "$facts/review.json"
