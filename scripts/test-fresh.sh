@@ -158,11 +158,30 @@ in_root() {
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			/bin/bash -c "cd /root/userns-labs && $2"' sh "$root" "$1"
 }
+# in_container CMD: as in_root, but in a container of the root as it is
+# now, as Docker starts one from an image: an overlay whose lower layer is
+# the root and whose upper layer, $F/container/upper, is thrown away after
+# (what the caller puts there first is in the container too). Nothing CMD
+# does changes the root.
+in_container() {
+	local c=$F/container
+	mkdir -p "$c/upper" "$c/work" "$c/merged"
+	# shellcheck disable=SC2016 # the inner shell's own $1, $2 and $3
+	unshare --mount --propagation private --fork -- /bin/sh -c '
+		mount -t overlay userns-labs-container -o "lowerdir=$1,upperdir=$3/upper,workdir=$3/work" "$3/merged" &&
+			mount -t proc proc "$3/merged/proc" && mount -t sysfs sysfs "$3/merged/sys" &&
+			mount --rbind /dev "$3/merged/dev" || exit 125
+		cd "$3/merged" && mkdir -p .in-root-old && pivot_root . .in-root-old || exit 125
+		cd / && umount -l /.in-root-old && rmdir /.in-root-old
+		exec /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			/bin/bash -c "cd /root/userns-labs && $2"' sh "$root" "$1" "$c"
+}
 # gradescope_steps: the autograder zip (make gradescope LAB=1) laid out in
 # the root as Gradescope lays out its image (/autograder/source, then
 # run_autograder copied to /autograder/run_autograder), setup.sh run there
-# as Gradescope runs it, then three submissions, each in a fresh
-# /autograder/submission and /autograder/results: lab 1's answer as a
+# as Gradescope runs it, then three submissions, each in a container of
+# that image of its own (in_container), as Gradescope grades: lab 1's answer as a
 # patch with the sandbox Gradescope's container allows (a user of its own,
 # no namespaces), a wrong answer with the usual sandbox, and a file that
 # is no patch. Each results.json must be valid (gradescope.py validate)
@@ -196,14 +215,15 @@ PY
 # /autograder/run_autograder; its results.json valid, its score SCORE and
 # its first test STATUS
 gs_submission() {
-	local ag=$root/autograder
-	rm -rf -- "$ag/submission" "$ag/results"
-	mkdir -p "$ag/submission" "$ag/results"
-	cp -- "$3" "$ag/submission/"
-	step "run_autograder: $1" in_root "$2 /autograder/run_autograder >/autograder/results/stdout 2>&1;
+	local c=$F/container
+	rm -rf -- "$c" "$root/autograder/submission" "$root/autograder/results"
+	mkdir -p "$c/upper/autograder/submission" "$c/upper/autograder/results"
+	cp -- "$3" "$c/upper/autograder/submission/"
+	step "run_autograder: $1" in_container "$2 /autograder/run_autograder >/autograder/results/stdout 2>&1;
 		python3 /autograder/source/scripts/gradescope.py validate /autograder/results/results.json &&
 		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(\"score\", d[\"score\"], \"time\", d.get(\"execution_time\"), \"s\"); sys.exit(not (d[\"score\"] == float(sys.argv[2]) and d[\"tests\"][0][\"status\"] == sys.argv[3]))' /autograder/results/results.json $4 $5"
-	cp -- "$ag/results/results.json" "$F/results-$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '-').json" 2>/dev/null || :
+	cp -- "$c/upper/autograder/results/results.json" "$F/results-$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '-').json" 2>/dev/null || :
+	rm -rf -- "$c"
 }
 for cmd in $only; do
 	case $cmd in
