@@ -207,13 +207,13 @@ print("laid out in", ag)
 PY
 	step "setup.sh (as Gradescope builds the image)" in_root "cd /autograder/source && bash ./setup.sh"
 	gs_submission "lab 1's answer, sandbox without namespaces" "USERNS_SANDBOX_MODE=uid" \
-		"$c/solutions/01-userns-ignore-unmapped-setid.patch" 10 passed
-	gs_submission "a wrong answer" "" "$c/tests/fixtures/grade/wrong.patch" 0 failed
-	gs_submission "a file that is no patch" "" "$c/README.md" 0 failed
+		"$c/solutions/01-userns-ignore-unmapped-setid.patch" 10 PASS
+	gs_submission "a wrong answer" "" "$c/tests/fixtures/grade/wrong.patch" 0 FAIL
+	gs_submission "a file that is no patch" "" "$c/README.md" 0 EMPTY
 }
-# gs_submission NAME ENV FILE SCORE STATUS: FILE as the submission, graded by
+# gs_submission NAME ENV FILE SCORE RESULT: FILE as the submission, graded by
 # /autograder/run_autograder; its results.json valid, its score SCORE and
-# its first test STATUS
+# the grader's result RESULT
 gs_submission() {
 	local c=$F/container
 	rm -rf -- "$c" "$root/autograder/submission" "$root/autograder/results"
@@ -221,7 +221,7 @@ gs_submission() {
 	cp -- "$3" "$c/upper/autograder/submission/"
 	step "run_autograder: $1" in_container "$2 /autograder/run_autograder >/autograder/results/stdout 2>&1;
 		python3 /autograder/source/scripts/gradescope.py validate /autograder/results/results.json &&
-		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(\"score\", d[\"score\"], \"time\", d.get(\"execution_time\"), \"s\"); sys.exit(not (d[\"score\"] == float(sys.argv[2]) and d[\"tests\"][0][\"status\"] == sys.argv[3]))' /autograder/results/results.json $4 $5"
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(\"score\", d[\"score\"], \"time\", d.get(\"execution_time\"), \"s\"); sys.exit(not (d[\"score\"] == float(sys.argv[2]) and d.get(\"extra_data\", {}).get(\"result\") == sys.argv[3]))' /autograder/results/results.json $4 $5"
 	cp -- "$c/upper/autograder/results/results.json" "$F/results-$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '-').json" 2>/dev/null || :
 	rm -rf -- "$c"
 }

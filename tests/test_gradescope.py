@@ -42,6 +42,9 @@ class Results(test_gradelib.FakeLabsCase):
                           ("lab 02: third_rule", 5.0)])
         self.assertTrue(all(t["status"] == "passed" for t in g["tests"]))
         self.assertEqual(g["execution_time"], 12)
+        # lab 01's five points at 10: 2.86 + 2.86 + 1.43 * 3 would be 10.01
+        _doc, g1 = self.gs("COMPLETE", self.ktap([("01", FULL)]), lab="01", labs="01")
+        self.assertAlmostEqual(sum(t["max_score"] for t in g1["tests"]), 10.0, places=6)
         self.assertIn("result:     PASS", g["output"])
 
     def test_a_failed_point_and_a_broken_guard(self):
