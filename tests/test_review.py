@@ -257,7 +257,8 @@ class CourseAnswers(unittest.TestCase):
                                             stdout=subprocess.PIPE, check=True).stdout)
             bad = []
             n = 0
-            for folder in ("solutions", os.path.join("solutions", "6.1"), "kernel-steps"):
+            for folder in ("solutions", os.path.join("solutions", "6.1"), "kernel-steps",
+                           os.path.join("kernel-steps", "6.1")):
                 for name in sorted(os.listdir(os.path.join(TOP, folder))):
                     if not name.endswith(".patch"):
                         continue
