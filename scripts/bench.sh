@@ -179,7 +179,7 @@ if [[ " $what " == *" classroom "* ]]; then
 		rm -rf -- "$ws"
 		git clone -q "$TOP" "$ws" || die "cannot clone $TOP"
 		mkdir -p "$ws/submissions/lab-01"
-		cp "$(ls "$TOP"/solutions/01-*.patch | head -1)" "$ws/submissions/lab-01/"
+		cp "$TOP"/solutions/01-*.patch "$ws/submissions/lab-01/"
 		git -C "$ws" add submissions && git -C "$ws" -c user.name=s -c user.email=s@s commit -qm "lab 1"
 		t0=$(now)
 		(cd "$ws" && env -u BUILD -u KERNEL_DIR -u OBJ_DIR -u GUEST_DIR -u LOG_DIR -u KERNEL \

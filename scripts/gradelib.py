@@ -962,57 +962,75 @@ def markdown(docs):
     return "\n".join(out) + "\n"
 
 
-def classroom(doc):
-    """GitHub Classroom's autograding result of one graded submission, as
-    its grading reporter (classroom-resources/autograding-grading-reporter)
-    reads it from RUNNER_RESULTS: {"version", "status", "max_score",
-    "tests": [{"name", "status", "score", "message", ...}]}. The reporter
-    adds up the tests' scores, so they add up to the grader's own score: a
-    gate or a regression's penalty scales the points passed down; guards,
-    earlier labs and the patch review's items (unless the lab has
-    STYLE_POINTS) are tests worth 0."""
+def result_tests(doc):
+    """One graded submission (results.json) as tests, for the graders that
+    courses already use (Gradescope, GitHub Classroom): one per point of
+    the lab's check, worth its share of POINTS (the rounding's cents on the
+    last, so the shares add up to POINTS), whose scores add up to the
+    grader's own score (a gate or a regression's penalty scales the points
+    passed down); then the guards and the earlier labs, worth 0, and the
+    patch review's items, worth STYLE_POINTS / items when the lab has some
+    and the patches applied. Each: {"name", "max", "score", "ok", "output"}."""
+    lab = doc["lab"]
     own = next((x for x in doc.get("labs", []) if x.get("role") == "own"), None)
     pts = [p for p in (own or {}).get("points", []) if not p.get("guard")
            and p.get("status") != "SKIP"]
-    if not pts:
-        pts = [{"name": n, "weight": w, "status": "NOT_RUN"}
-               for n, w, kind in check_points(doc["lab"]) if kind == "point"]
+    if not pts:  # the kernel never ran: the check's own list of points
+        pts = [{"name": n, "weight": w, "status": "not run: " + doc["result"]}
+               for n, w, kind in check_points(lab) if kind == "point"]
     total_w = sum(p.get("weight", 0) for p in pts) or 1.0
     earned = float(doc.get("earned") or 0)
     factor = float(doc["score"]) / earned if earned > 0 else 0.0
     tests = []
     for p in pts:
-        mx = doc["max"] * p.get("weight", 0) / total_w
+        mx = round(doc["max"] * p.get("weight", 0) / total_w, 2)
         ok = p["status"] == "PASS"
-        tests.append({"name": "lab %s: %s" % (doc["lab"], p["name"]),
-                      "status": "pass" if ok else "fail",
-                      "score": round(mx * factor, 2) if ok else 0, "message": p["status"],
-                      "test_code": "make check", "filename": "", "line_no": 0,
-                      "execution_time": ""})
-    passed = [t for t in tests if t["score"]]
-    if passed:  # the rounding's cents on the last: the sum is the score
-        passed[-1]["score"] = round(passed[-1]["score"] + float(doc["score"]) -
-                                    sum(t["score"] for t in tests), 2)
-    extra = []
+        tests.append({"name": "lab %s: %s" % (lab, p["name"]), "max": mx,
+                      "score": round(mx * factor, 2) if ok else 0.0, "ok": ok,
+                      "output": p["status"]})
+    if tests:
+        tests[-1]["max"] = round(tests[-1]["max"] + float(doc["max"]) -
+                                 sum(t["max"] for t in tests), 2)
+        passed = [t for t in tests if t["score"]]
+        if passed:
+            passed[-1]["score"] = round(passed[-1]["score"] + float(doc["score"]) -
+                                        sum(t["score"] for t in tests), 2)
     for p in (own or {}).get("points", []):
         if p.get("guard"):
             ok = p["status"] in ("PASS", "SKIP", "XFAIL")
-            extra.append(("lab %s guard: %s" % (doc["lab"], p["name"]), ok, p["status"], 0))
+            tests.append({"name": "lab %s guard: %s" % (lab, p["name"]), "max": 0.0,
+                          "score": 0.0, "ok": ok, "output": p["status"] + (
+                              "" if ok else ": a broken guard gates the lab's score to 0")})
     for x in doc.get("labs", []):
         if x.get("role") == "earlier":
-            extra.append(("lab %s still passes" % x["lab"], x["status"] == "PASS", x["status"], 0))
+            ok = x["status"] == "PASS"
+            tests.append({"name": "lab %s still passes" % x["lab"], "max": 0.0, "score": 0.0,
+                          "ok": ok, "output": "%s, %d/%d points%s" % (
+                              x["status"], x["passed"], x["planned"],
+                              "" if ok else ": an earlier lab that no longer passes costs a "
+                              "share of the lab's points")})
     rv = doc.get("review") or {}
     style_max = float(doc.get("style_max") or 0)
     for it in rv.get("items", []):
-        w = style_max / len(rv["items"]) if style_max else 0
-        extra.append(("patch review: " + it["name"], it["ok"], it["detail"],
-                      round(w, 2) if it["ok"] and rv.get("applied", True) else 0))
-    for name, ok, msg, sc in extra:
-        tests.append({"name": name, "status": "pass" if ok else "fail", "score": sc,
-                      "message": msg, "test_code": "", "filename": "", "line_no": 0,
-                      "execution_time": ""})
+        mx = round(style_max / len(rv["items"]), 2) if style_max else 0.0
+        tests.append({"name": "patch review: " + it["name"], "max": mx,
+                      "score": mx if it["ok"] and rv.get("applied", True) else 0.0,
+                      "ok": it["ok"], "output": it["detail"]})
+    return tests
+
+
+def classroom(doc):
+    """GitHub Classroom's autograding result of one graded submission, as
+    its grading reporter (classroom-resources/autograding-grading-reporter)
+    reads it from RUNNER_RESULTS: {"version", "status", "max_score",
+    "tests": [{"name", "status", "score", "message", ...}]}; the tests are
+    result_tests(), whose scores the reporter adds up."""
+    tests = [{"name": t["name"], "status": "pass" if t["ok"] else "fail", "score": t["score"],
+              "message": t["output"], "test_code": "", "filename": "", "line_no": 0,
+              "execution_time": ""} for t in result_tests(doc)]
     return {"version": 1, "status": "pass" if doc["result"] == "PASS" else "fail",
-            "max_score": round(float(doc["max"]) + style_max, 2), "tests": tests}
+            "max_score": round(float(doc["max"]) + float(doc.get("style_max") or 0), 2),
+            "tests": tests}
 
 
 def csv_row(cells):

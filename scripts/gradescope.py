@@ -18,11 +18,11 @@ results.json).
                                      Gradescope documents it; else each
                                      fault on a line, exit 1
 
-One test per point of the lab's check, worth its share of POINTS; a
-guard and each earlier lab as a test worth 0 (their effect, a gate or a
-penalty, is in the total, which is the grader's own score); the patch
-review's items as tests of their own, counted only when the lab has
-STYLE_POINTS. The report is the output, as the grader wrote it.
+The tests are gradelib.result_tests(): one per point of the lab's
+check, worth its share of POINTS, their scores adding up to the grader's
+own; a guard and each earlier lab as a test worth 0; the patch review's
+items, counted only when the lab has STYLE_POINTS. The report is the
+output, as the grader wrote it.
 """
 
 import json
@@ -106,49 +106,14 @@ def clip(text):
 
 def results(doc, report, seconds=None):
     """Gradescope's results.json of one graded submission."""
-    lab = int(doc["lab"])
-    tests = []
-    own = next((x for x in doc.get("labs", []) if x.get("role") == "own"), None)
-    ran = own is not None and own.get("status") not in ("NOT_RUN",)
-    weights = [(p["name"], p["weight"]) for p in (own or {}).get("points", [])
-               if not p.get("guard") and p.get("status") != "SKIP"]
-    if not weights:  # the kernel never ran: the check's own list of points
-        weights = [(n, w) for n, w, kind in gradelib.check_points("%02d" % lab) if kind == "point"]
-    total_w = sum(w for _n, w in weights) or 1.0
-    status = {p["name"]: p["status"] for p in (own or {}).get("points", [])}
-    for i, (n, w) in enumerate(weights):
-        mx = round(doc["max"] * w / total_w, 2)
-        if i == len(weights) - 1:  # the rounding's cents on the last: they add up to max
-            mx = round(doc["max"] - sum(t["max_score"] for t in tests), 2)
-        ok = status.get(n) == "PASS"
-        tests.append({"name": "lab %02d: %s" % (lab, n), "max_score": mx,
-                      "score": mx if ok else 0.0, "status": "passed" if ok else "failed",
-                      "output": "%s%s" % (status.get(n, "not run: " + doc["result"]),
-                                          "" if ran else " (no kernel booted)")})
-    for p in (own or {}).get("points", []):
-        if p.get("guard"):
-            ok = p["status"] in ("PASS", "SKIP", "XFAIL")
-            tests.append({"name": "lab %02d guard: %s" % (lab, p["name"]), "max_score": 0.0,
-                          "score": 0.0, "status": "passed" if ok else "failed",
-                          "output": p["status"] + ("" if ok else ": a broken guard gates the "
-                                                   "lab's score to 0")})
-    for x in doc.get("labs", []):
-        if x.get("role") == "earlier":
-            ok = x["status"] == "PASS"
-            tests.append({"name": "lab %s still passes" % x["lab"], "max_score": 0.0,
-                          "score": 0.0, "status": "passed" if ok else "failed",
-                          "output": "%s, %d/%d points%s" % (
-                              x["status"], x["passed"], x["planned"],
-                              "" if ok else ": an earlier lab that no longer passes costs a "
-                              "share of the lab's points")})
-    rv = doc.get("review") or {}
+    ran = any(x.get("role") == "own" and x.get("status") != "NOT_RUN"
+              for x in doc.get("labs", []))
+    tests = [{"name": t["name"], "max_score": t["max"], "score": t["score"],
+              "status": "passed" if t["ok"] else "failed",
+              "output": t["output"] + ("" if ran or not t["name"].startswith("lab %s: " % doc["lab"])
+                                       else " (no kernel booted)")}
+             for t in gradelib.result_tests(doc)]
     style_max = float(doc.get("style_max") or 0)
-    for it in rv.get("items", []):
-        mx = round(style_max / len(rv["items"]), 2) if style_max else 0.0
-        earned = it["ok"] and rv.get("applied", True)
-        tests.append({"name": "patch review: %s" % it["name"], "max_score": mx,
-                      "score": mx if earned else 0.0,
-                      "status": "passed" if it["ok"] else "failed", "output": it["detail"]})
     total = round(float(doc["score"]) + (float(doc.get("style_score") or 0) if style_max else 0), 2)
     out = {"score": total, "output": clip(report), "output_format": "text",
            "test_output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",

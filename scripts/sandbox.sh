@@ -106,6 +106,7 @@ if [ "${1:-}" != --inner ] && [ "${USERNS_SANDBOX_MODE:-}" = uid ]; then
 	# what must stay hidden is: the caller made it so (mode 0700)
 	for d in "${hides[@]}"; do
 		[ -e "$d" ] || continue
+		# shellcheck disable=SC2016 # the inner shell's own $1
 		if "${as_sb[@]}" sh -c 'ls -- "$1" >/dev/null 2>&1 || [ -r "$1" ] || [ -x "$1" ]' - "$d" </dev/null 2>/dev/null; then
 			sb_die "USERNS_SANDBOX_MODE=uid: $SB_USER can read or enter $d, which it must not see (chmod 0700 it, or a folder above it)"
 		fi

@@ -30,6 +30,8 @@ class Results(test_gradelib.FakeLabsCase):
         doc, rep, _out = self.finish(status, ktap_text, **facts)
         gdoc = gradescope.results(doc, rep, 12)
         self.assertEqual(gradescope.validate(gdoc), [])
+        # the tests add up to the total, gates and penalties included
+        self.assertAlmostEqual(sum(t["score"] for t in gdoc["tests"]), gdoc["score"], places=6)
         return doc, gdoc
 
     def test_a_pass_is_full_marks_point_by_point(self):
