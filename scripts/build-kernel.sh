@@ -10,35 +10,6 @@ mkdir -p "$OBJ_DIR" "$LOG_DIR"
 FRAG=$TOP/kernel-steps/config.fragment
 log=$LOG_DIR/build-$(basename "$OBJ_DIR").log
 
-# The version string says which tree this kernel was built from, so a report
-# can be traced to its kernel: the branch (or tag) and the id of the work
-# tree's content (git's tree id of every file, committed or not; git
-# cat-file -p shows it while the tree or any commit of it exists). It
-# names no commit: committing the work that was just built changes no byte
-# of the kernel, and no relink follows (a commit id in the string cost one).
-# (off any branch, the nearest tag: a commit made there changes no name)
-describe=$(kgit describe --tags --abbrev=0 2>/dev/null || kgit rev-parse --short HEAD 2>/dev/null || echo unknown)
-branch=$(kgit symbolic-ref --short -q HEAD || true)
-# the whole work tree (changed and new files too) as one tree id: it names
-# the kernel's changes and says whether anything changed since the last build
-work=$(work_tree_id)
-if [ -z "$work" ]; then
-	dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
-elif [ "$work" = "$(kgit rev-parse 'HEAD^{tree}')" ]; then
-	dirt=clean
-else
-	dirt=${work:0:8}
-fi
-if [ -n "$work" ]; then
-	KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@tree-${work:0:12}"
-else
-	KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
-fi
-# BUILD_VERSION: the whole string, as given (the grader names a kernel by
-# its tree, so that the same tree builds the same kernel)
-KBUILD_BUILD_VERSION=${BUILD_VERSION:-$KBUILD_BUILD_VERSION}
-export KBUILD_BUILD_VERSION
-
 kbuild_make
 MAKE=("${KMAKE[@]}")
 
@@ -69,17 +40,14 @@ if [ ! -f "$OBJ_DIR/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
 	echo "$want" >"$stamp"
 fi
 
-# Nothing changed since the last good build (the same work tree, config,
-# version string and this script): no kbuild run at all.
 # The image is vmlinux itself: QEMU boots it through its PVH entry point,
 # so there is no bzImage to compress here and none to unpack in the guest.
 image=$OBJ_DIR/vmlinux
+# the last good build's work tree, configuration and version string
 built=$OBJ_DIR/.userns-labs-built
 # the last good build's work tree and configuration, for the fast path
 last=$OBJ_DIR/.userns-labs-tree
-# kbuild's environment, saved for the fast path (fast_make below)
-kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
-# (and kbuild's command line and the flags it reads from the environment:
+# (kbuild's command line and the flags it reads from the environment:
 # kbuild rebuilds every object whose command changed, the fast path would not)
 # The folders are named as the obj dir sees them (kbuild's commands name the
 # source from the obj dir, ../linux), so that a copy of an obj dir next to
@@ -91,6 +59,184 @@ cfg=$( {
 		printf '%s\n' "$a"
 	done
 } | grep -v '^-j' | sha1sum | cut -c1-40)
+# an obj dir copied from another tree's (copy_obj; see below)
+copied=$OBJ_DIR/.userns-labs-copied
+# kbuild's environment: what its top Makefile exports to the sub-makes
+# that do the work (the compiler flags, the tools, srctree...), saved once
+# for this configuration and make command line ($cfg): kbuild itself
+# prints it, from a target added to its top Makefile (--eval). The fast
+# path then runs kbuild's own sub-makes with it (scripts/Makefile.build
+# for an object, Makefile.vmlinux_o, Makefile.modpost, Makefile.vmlinux
+# for the link, as the top Makefile runs them): their rules, commands and
+# records are kbuild's, without the top Makefile's parse (its compiler
+# probes, some 0.8 s here) and its walk.
+# Its key: this configuration and command line, and the folders by their
+# absolute names (kbuild's srctree and objtree are in it: an obj dir moved
+# or copied must never build another tree's sources).
+kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
+# (and the compiler, whose probes it holds). What else the top Makefile
+# reads (its own text, the arch Makefile) is a file the fast path never
+# takes: any full build drops the saved environment, to be saved again.
+kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
+	sha1sum | cut -c1-40)
+# (make's own $(...), in single quotes: make expands them, not the shell)
+# shellcheck disable=SC2016
+kenv_rule='userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"'
+kenv_tmp=""
+# kenv_begin: the environment before make, in kenv_tmp; kenv_goal: the make
+# arguments that print kbuild's, as a goal of its own (alone, or beside
+# vmlinux in a full run, which then saves it for the next fast path)
+kenv_begin() {
+	kenv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX") || return 1
+	env -0 >"$kenv_tmp/before"
+	kenv_goal=(--eval "$kenv_rule" USERNS_LABS_ENV_OUT="$kenv_tmp/after" userns-labs-kbuild-env)
+}
+# kenv_end: what make added or changed, saved with its key; never the
+# shell's own, nor make's link to its jobserver (of that run), nor our own
+# variable
+kenv_end() {
+	local rc=0
+	[ -n "$kenv_tmp" ] || return 1
+	if [ ! -s "$kenv_tmp/after" ]; then
+		rm -rf "$kenv_tmp"
+		kenv_tmp=""
+		return 1
+	fi
+	{
+		printf '%s\n' "$kenv_key"
+		python3 - "$kenv_tmp/before" "$kenv_tmp/after" <<'PY'
+import re
+import sys
+def read(p):
+    with open(p, "rb") as f:
+        return dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+before, after = read(sys.argv[1]), read(sys.argv[2])
+skip = {b"PWD", b"OLDPWD", b"SHLVL", b"_", b"USERNS_LABS_ENV_OUT", b"MAKEOVERRIDES"}
+out = sys.stdout.buffer
+for k, v in sorted(after.items()):
+    if k in skip or before.get(k) == v:
+        continue
+    if k in (b"MAKEFLAGS", b"MFLAGS"):
+        # words split at spaces that no backslash escapes
+        words = re.split(rb"(?<!\\) ", v)
+        v = b" ".join(w for w in words if not w.startswith((b"--eval", b"--jobserver", b"-j"))
+                      and not w.startswith(b"USERNS_LABS_ENV_OUT="))
+    out.write(k + b"=" + v + b"\0")
+PY
+	} >"$kenv_file.new" || rc=$?
+	rm -rf "$kenv_tmp"
+	kenv_tmp=""
+	if [ "$rc" -ne 0 ] || ! mv "$kenv_file.new" "$kenv_file"; then
+		rm -f "$kenv_file.new"
+		return 1
+	fi
+}
+# kbuild_env: the saved environment, made now (a make of its own) when
+# there is none for this key
+kbuild_env() {
+	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
+	kenv_begin || return 1
+	"${MAKE[@]}" "${kenv_goal[@]}" >/dev/null 2>&1 || true
+	kenv_end
+}
+# kb MAKEFILE ARGS...: one of kbuild's sub-makes, in the saved environment
+# (kenv_load: read once)
+kenv=()
+kenv_load() {
+	local e
+	[ "${#kenv[@]}" -eq 0 ] || return 0
+	while IFS= read -r -d '' e; do kenv+=("$e"); done < <(tail -c +42 "$kenv_file")
+}
+kb() { (cd "$OBJ_DIR" && exec env "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
+
+# A head start: the files of the lab the tree is on (lab.conf FILES)
+# edited since the last good build are compiled at once, by kbuild's own
+# Makefile.build in the saved environment, while git finds out what
+# changed in the whole tree (below; some 0.4 s). Whatever git then says,
+# this is work the build would do: the fast path and kbuild's full run
+# find these objects made (make goes by the files' times and kbuild's
+# .cmd records, which are the same), and wait for this first. A compile
+# error here is said by the build that follows, which compiles the file
+# again. Not after a change of configuration, nor in a copied obj dir, nor
+# with no record of a good build: then nothing is started.
+early_pid=""
+early_start() {
+	local last_cfg="" f o objs="" n
+	[ -z "${FULL_BUILD:-}" ] && [ -z "${FORCE_BUILD:-}" ] && [ "${EARLY_COMPILE:-1}" != 0 ] || return 0
+	[ -f "$image" ] && [ -f "$last" ] && [ ! -f "$copied" ] || return 0
+	read -r _ last_cfg <"$last" || return 0
+	[ "$last_cfg" = "$cfg" ] && [ "$(head -c 40 "$kenv_file" 2>/dev/null)" = "$kenv_key" ] || return 0
+	n=$(current_lab 2>/dev/null) || return 0
+	for f in $(lab_conf "$n" FILES 2>/dev/null); do
+		case $f in *.c) ;; *) continue ;; esac
+		o=${f%.c}.o
+		if [ ! -f "$OBJ_DIR/$o" ] || [ ! "$KERNEL_DIR/$f" -nt "$last" ]; then continue; fi
+		objs="$objs $o"
+	done
+	[ -n "$objs" ] || return 0
+	[ -z "${VERBOSE:-}" ] || info "compiling at once (the lab's files, edited), while git finds what else changed:$objs"
+	kenv_load
+	# (one make for each folder, one after the other: the other core is
+	# git's; the output is the log's, the errors the next build's)
+	(
+		c=
+		trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null; exit 143' TERM
+		for o in $objs; do
+			kb Makefile.build obj="$(dirname "$o")" "$o" &
+			c=$!
+			wait "$c" || true
+		done
+	) >>"$log" 2>&1 </dev/null &
+	early_pid=$!
+}
+# early_wait: that head start, finished (before any other make runs)
+early_wait() {
+	[ -n "$early_pid" ] || return 0
+	wait "$early_pid" 2>/dev/null || true
+	early_pid=""
+}
+# a signal meanwhile: the head start stops too (a terminal's Ctrl-C reaches
+# it as well; a SIGTERM to this script alone would not)
+# (shellcheck: run by lib.sh's trap)
+# shellcheck disable=SC2317
+interrupt_cleanup() {
+	[ -z "$early_pid" ] || kill -TERM "$early_pid" 2>/dev/null || true
+	[ -z "$kenv_tmp" ] || rm -rf "$kenv_tmp"
+}
+on_interrupt "the kernel build; what was compiled is kept, and the next build goes on from there (log: ${log#"$TOP"/})"
+early_start
+
+# The version string says which tree this kernel was built from, so a report
+# can be traced to its kernel: the branch (or tag) and the id of the work
+# tree's content (git's tree id of every file, committed or not; git
+# cat-file -p shows it while the tree or any commit of it exists). It
+# names no commit: committing the work that was just built changes no byte
+# of the kernel, and no relink follows (a commit id in the string cost one).
+# (off any branch, the nearest tag: a commit made there changes no name)
+describe=$(kgit describe --tags --abbrev=0 2>/dev/null || kgit rev-parse --short HEAD 2>/dev/null || echo unknown)
+branch=$(kgit symbolic-ref --short -q HEAD || true)
+# the whole work tree (changed and new files too) as one tree id: it names
+# the kernel's changes and says whether anything changed since the last build
+work=$(work_tree_id)
+if [ -z "$work" ]; then
+	dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
+elif [ "$work" = "$(kgit rev-parse 'HEAD^{tree}')" ]; then
+	dirt=clean
+else
+	dirt=${work:0:8}
+fi
+if [ -n "$work" ]; then
+	KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@tree-${work:0:12}"
+else
+	KBUILD_BUILD_VERSION="${BUILD_LABEL:-${branch:-$describe}}@$(kgit rev-parse --short=10 HEAD):$dirt"
+fi
+# BUILD_VERSION: the whole string, as given (the grader names a kernel by
+# its tree, so that the same tree builds the same kernel)
+KBUILD_BUILD_VERSION=${BUILD_VERSION:-$KBUILD_BUILD_VERSION}
+export KBUILD_BUILD_VERSION
+
+# Nothing changed since the last good build (the same work tree, config,
+# version string and this script): no kbuild run at all.
 key=
 [ -n "$work" ] && key="$work $cfg $KBUILD_BUILD_VERSION"
 if [ -n "$key" ] && [ -f "$image" ] && [ "$(cat "$built" 2>/dev/null)" = "$key" ] && [ -z "${FORCE_BUILD:-}" ]; then
@@ -98,6 +244,7 @@ if [ -n "$key" ] && [ -f "$image" ] && [ "$(cat "$built" 2>/dev/null)" = "$key" 
 	# (and the fast path's record of that tree, when a run before this
 	# one left none: the next edit compiles only what it changed)
 	[ -f "$last" ] || echo "$work $cfg" >"$last"
+	early_wait
 	exit 0
 fi
 # (lab.sh may be booting the last kernel meanwhile: not this tree's)
@@ -126,6 +273,7 @@ if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$i
 	fi
 	set +o pipefail
 fi
+early_wait
 # A copy of an obj dir built from another tree (copy_obj): make goes by
 # modification times, in kbuild's full run and for the fast path's objects
 # alike, and a file that differs between that tree and this one may be
@@ -134,7 +282,6 @@ fi
 # Every copied file gets this moment's time first: the worktree may have
 # been made after the copy (a checkout newer than every object would make
 # kbuild redo everything).
-copied=$OBJ_DIR/.userns-labs-copied
 if [ -f "$copied" ]; then
 	if [ -n "$last_tree" ] && [ -n "$work" ]; then
 		find "$OBJ_DIR" -exec touch -c -h -d "@$(date +%s.%N)" -- {} +
@@ -148,79 +295,18 @@ if [ -f "$copied" ]; then
 fi
 [ -n "$fast" ] || rm -f "$last" "$kenv_file"
 
-# kbuild's environment: what its top Makefile exports to the sub-makes
-# that do the work (the compiler flags, the tools, srctree...), saved once
-# for this configuration and make command line ($cfg): kbuild itself
-# prints it, from a target added to its top Makefile (--eval). The fast
-# path then runs kbuild's own sub-makes with it (scripts/Makefile.build
-# for an object, Makefile.vmlinux_o, Makefile.modpost, Makefile.vmlinux
-# for the link, as the top Makefile runs them): their rules, commands and
-# records are kbuild's, without the top Makefile's parse (its compiler
-# probes, some 0.8 s here) and its walk.
-# Its key: this configuration and command line, and the folders by their
-# absolute names (kbuild's srctree and objtree are in it: an obj dir moved
-# or copied must never build another tree's sources).
-kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
-# (and the compiler, whose probes it holds). What else the top Makefile
-# reads (its own text, the arch Makefile) is a file the fast path never
-# takes: any full build drops the saved environment, to be saved again.
-kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
-	sha1sum | cut -c1-40)
-kbuild_env() {
-	local tmp rc=0
-	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX")
-	env -0 >"$tmp/before"
-	# (make's own $(...), in single quotes: make expands them, not the shell)
-	# shellcheck disable=SC2016
-	if ! "${MAKE[@]}" --eval 'userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"' \
-		USERNS_LABS_ENV_OUT="$tmp/after" userns-labs-kbuild-env >/dev/null 2>&1 || [ ! -s "$tmp/after" ]; then
-		rm -rf "$tmp"
-		return 1
-	fi
-	# what make added or changed; never the shell's own, nor make's
-	# link to its jobserver (of that run), nor our own variable
-	{
-		printf '%s\n' "$kenv_key"
-		python3 - "$tmp/before" "$tmp/after" <<'PY'
-import re
-import sys
-def read(p):
-    with open(p, "rb") as f:
-        return dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
-before, after = read(sys.argv[1]), read(sys.argv[2])
-skip = {b"PWD", b"OLDPWD", b"SHLVL", b"_", b"USERNS_LABS_ENV_OUT", b"MAKEOVERRIDES"}
-out = sys.stdout.buffer
-for k, v in sorted(after.items()):
-    if k in skip or before.get(k) == v:
-        continue
-    if k in (b"MAKEFLAGS", b"MFLAGS"):
-        # words split at spaces that no backslash escapes
-        words = re.split(rb"(?<!\\) ", v)
-        v = b" ".join(w for w in words if not w.startswith((b"--eval", b"--jobserver", b"-j"))
-                      and not w.startswith(b"USERNS_LABS_ENV_OUT="))
-    out.write(k + b"=" + v + b"\0")
-PY
-	} >"$kenv_file.new" || rc=$?
-	rm -rf "$tmp"
-	if [ "$rc" -ne 0 ] || ! mv "$kenv_file.new" "$kenv_file"; then
-		rm -f "$kenv_file.new"
-		return 1
-	fi
-}
 # fast_make OBJECTS: those objects and init/version.o, each by kbuild's
 # scripts/Makefile.build for its folder (two folders at a time), then the
 # link; with kbuild's full run instead when its environment cannot be had
 fast_make() {
-	local kenv=() e d o pids=() rc=0
+	local d o pids=() rc=0
 	local -A by_dir=()
 	if ! kbuild_env; then
 		# shellcheck disable=SC2086 # object paths, no spaces
 		"${MAKE[@]}" single-goals="$(printf './%s ' init/version.o $1)" vmlinux
 		return
 	fi
-	while IFS= read -r -d '' e; do kenv+=("$e"); done < <(tail -c +42 "$kenv_file")
-	kb() { (cd "$OBJ_DIR" && env "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
+	kenv_load
 	for o in init/version.o $1; do by_dir[$(dirname "$o")]+=" $o"; done
 	for d in "${!by_dir[@]}"; do
 		# shellcheck disable=SC2086 # object paths, no spaces
@@ -229,7 +315,17 @@ fast_make() {
 	done
 	for o in "${pids[@]}"; do wait "$o" || rc=1; done
 	[ "$rc" -eq 0 ] || return 1
-	kb Makefile.vmlinux_o && kb Makefile.modpost && kb Makefile.vmlinux
+	# vmlinux.o (Makefile.vmlinux_o) is for modpost's checks of section
+	# references, unless the link itself reads it (Clang's LTO, IBT,
+	# objtool's noinstr check): then it is made as kbuild makes it. Else
+	# it is left to kbuild's next full run (vmlinux.a, touched above, is
+	# newer, and that run makes it again, then modpost), and vmlinux,
+	# removed, is linked again from vmlinux.a and the new objects.
+	if grep -qE '^CONFIG_(LTO_CLANG|X86_KERNEL_IBT|NOINSTR_VALIDATION)=y' "$OBJ_DIR/.config"; then
+		kb Makefile.vmlinux_o && kb Makefile.modpost && kb Makefile.vmlinux
+	else
+		rm -f "$OBJ_DIR/vmlinux" && kb Makefile.vmlinux
+	fi
 }
 
 # what is built, in words: the branch, where it stands, uncommitted changes
@@ -250,7 +346,6 @@ if [ ! -f "$OBJ_DIR/vmlinux" ]; then
 fi
 # Ctrl-C: make stops (its half-made targets removed), then this script,
 # with no word of a compile error; the objects made so far are kept
-on_interrupt "the kernel build; what was compiled is kept, and the next build goes on from there (log: ${log#"$TOP"/})"
 rc=0
 set -o pipefail
 if [ -n "$fast" ]; then
@@ -271,6 +366,7 @@ else
 fi
 set +o pipefail
 if [ "$rc" -ne 0 ]; then
+	[ -z "$kenv_tmp" ] || rm -rf "$kenv_tmp"
 	# some objects of this tree may be built and others not: the next
 	# build takes kbuild's full run
 	rm -f "$last"
@@ -285,6 +381,14 @@ if [ "$rc" -ne 0 ]; then
 	exit 2
 fi
 grep -E 'warning:' "$log" | head -10 | sed 's/^/    /' >&2 || true
+# On a student's (or the reference answer's) branch, after a full run:
+# kbuild's environment, saved now (a make of some 0.8 s), so that the
+# first edit after it has its head start and its fast path too. (Not in
+# a full run of its own: a goal beside vmlinux changes what kbuild's top
+# Makefile does.)
+case $branch in student/* | solution/*)
+	[ -n "$fast" ] || [ "${EARLY_COMPILE:-1}" = 0 ] || kbuild_env || true ;;
+esac
 [ -n "$key" ] && echo "$key" >"$built"
 rm -f "$copied"
 [ -z "$work" ] || echo "$work $cfg" >"$last"

@@ -36,6 +36,7 @@ bc            bc                 lab    the kernel build (timeconst)
 -             libssl-dev         lab    the kernel build (certificate tools)
 cpio          cpio               lab    packing the guest initramfs
 ccache        ccache             lab    the kernel build
+ld.lld        lld                lab    the kernel build, its linker (KERNEL_LD; without it, ld.bfd)
 xz            xz-utils           lab    unpacking the kernel source
 git           git                lab    the kernel tree, the steps, grading
 qemu-system-x86_64 qemu-system-x86 lab  booting the kernel

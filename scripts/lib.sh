@@ -433,6 +433,13 @@ kbuild_make() {
 	export ARCH=x86_64 KBUILD_BUILD_USER=userns-labs KBUILD_BUILD_HOST=qemu
 	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
 	KMAKE=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
+	# LLVM's linker when it is installed (make deps installs it): kbuild
+	# supports it beside gcc, and it links vmlinux in a third of ld.bfd's
+	# time (three links a build, for kallsyms). KERNEL_LD=ld: binutils'.
+	local ld=${KERNEL_LD:-ld.lld}
+	[ "$ld" != ld.lld ] || command -v ld.lld >/dev/null 2>&1 || ld=ld
+	case $ld in ld | ld.bfd | ld.lld) ;; *) die "KERNEL_LD must be ld, ld.bfd or ld.lld, not '$ld'" ;; esac
+	[ "$ld" = ld ] || KMAKE+=(LD="$ld")
 	if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
 		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
 		KMAKE+=(CC="ccache gcc")

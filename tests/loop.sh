@@ -78,6 +78,44 @@ t_expect "... the same kernel" "$before" "$(sha256sum <"$OBJ_DIR/vmlinux")"
 t_grep "... which names its tree" "@tree-$(g rev-parse --short=12 'HEAD^{tree}')" "$(strings "$OBJ_DIR/vmlinux" | grep -m1 'userns-labs@\|@tree-')"
 g checkout -q -f --detach lab-01-start
 
+# --- the fast path's head start, and its link ------------------------------
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+probe head
+out=$(VERBOSE=1 "$TOP/scripts/build-kernel.sh" 2>&1)
+t_grep "an edit of the lab's file: compiled at once, while git finds what else changed" \
+	"compiling at once .*: fs/exec\.o" "$out"
+t_grep "... then the fast path, with nothing left to compile but the version" '1 object\(s\) to compile, then the link' "$out"
+t_expect "... and the kernel holds the edit" 1 "$(grep -c ' userns_labs_loop_probe_head$' "$OBJ_DIR/System.map")"
+no_shell_errors "the head start" "$out"
+older=no
+[ "$OBJ_DIR/vmlinux.a" -nt "$OBJ_DIR/vmlinux.o" ] && older=yes
+if grep -qE '^CONFIG_(LTO_CLANG|X86_KERNEL_IBT|NOINSTR_VALIDATION)=y' "$OBJ_DIR/.config"; then older=yes; fi
+t_expect "... linked from vmlinux.a, without vmlinux.o (modpost's)" yes "$older"
+FULL_BUILD=1 FORCE_BUILD=1 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+t_expect "... which kbuild's next full run makes again, then modpost" yes \
+	"$([ "$OBJ_DIR/vmlinux.o" -nt "$OBJ_DIR/vmlinux.a" ] && grep -q 'MODPOST' "$LOG_DIR/build-obj.log" && echo yes || echo no)"
+t_expect "... with the edit in it as well" 1 "$(grep -c ' userns_labs_loop_probe_head$' "$OBJ_DIR/System.map")"
+printf '\nint userns_labs_loop_broken(void) { return 1 }\n' >>"$KERNEL_DIR/fs/exec.c"
+out=$("$TOP/scripts/build-kernel.sh" 2>&1)
+rc=$?
+t_expect "a compile error in the lab's file, found by the head start: the build fails" 2 "$rc"
+t_grep "... and names the error, from the compile after it" "fs/exec\.c:[0-9]+:[0-9]+: error: expected" "$out"
+no_shell_errors "a compile error" "$out"
+g checkout -q -f -- fs/exec.c
+# (a good build first, and an edit's: a failed one leaves no record, and a
+# full run off the student's branches no saved environment: no head start)
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+probe before_ctrl_c_head
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+probe ctrl_c_head
+out=$(VERBOSE=1 python3 "$here/interrupt.py" --when-output 'compiling at once' --after 0.1 --timeout 300 -- \
+	"$TOP/scripts/build-kernel.sh")
+read -r res <<<"$out"
+t_grep "Ctrl-C during the head start: the build ends by it, and nothing of it is left" \
+	'^rc=130 signal=SIGINT secs=[0-9.]+ left=0$' "$res"
+g checkout -q -f -- fs/exec.c
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+
 # --- Ctrl-C while QEMU runs ----------------------------------------------
 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
 for way in early normal; do
