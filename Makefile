@@ -14,17 +14,18 @@ override DIR := $(value DIR)
 override LAB := $(value LAB)
 override TAG := $(value TAG)
 override SLUG := $(value SLUG)
+override POINT := $(value POINT)
 # KERNEL=6.1: the course on Debian 12's own kernel (default: 6.12, Debian
 # stable's, on Debian 12 too; make lab-N KERNEL=... remembers it). Checked
 # by scripts/lib.sh.
 override KERNEL := $(value KERNEL)
-export SUB DIR LAB TAG SLUG
+export SUB DIR LAB TAG SLUG POINT
 ifneq ($(KERNEL),)
 export KERNEL
 endif
 DEPS = $(S)/deps.sh
 
-.PHONY: help deps tree build guest check boot status hint gdb gdb-attach test-gdb test-slurm test-workflows test test-fresh test-gradescope gradescope test-quick lint bench course-map stack export-stack new-lab help-settings port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
+.PHONY: help deps tree build guest check boot status hint gdb gdb-attach record replay test-gdb test-slurm test-workflows test test-fresh test-gradescope gradescope test-quick lint bench course-map stack export-stack new-lab help-settings port range-diff clean grade grade-all book book-pdf book-captures conformance mutate
 
 help: ## this list
 	@echo "userns-labs: make TARGET"
@@ -62,6 +63,14 @@ gdb: ## the kernel under gdb, the guest and gdb side by side: the lab's files wi
 
 gdb-attach: ## gdb on the debug kernel, attached to a guest that 'make gdb' booted
 	@$(S)/gdb.sh attach
+
+record: ## record this lab's check once in QEMU, deterministically, for make replay (POINT=name or number: the point to replay; default the first that failed)
+	@$(S)/deps.sh --gdb
+	@$(S)/replay.sh record
+
+replay: ## gdb on the recording, stopped where the point's failed system call returns; reverse-step, reverse-next, reverse-continue go back
+	@$(S)/deps.sh --gdb
+	@$(S)/replay.sh replay
 
 build: ## build the kernel in build/linux (out of tree, ccache)
 	@$(S)/build-kernel.sh

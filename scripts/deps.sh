@@ -53,6 +53,7 @@ rsync         rsync              conf   the kernel headers_install (make conform
 debootstrap   debootstrap        fresh  make test-fresh
 gdb           gdb                gdb    make gdb, make gdb-attach, make test (tests/gdb.sh)
 tmux          tmux               gdb    make gdb (the guest and gdb side by side)
+qemu-img      qemu-utils         gdb    make record (the snapshot image reverse execution starts from)
 weasyprint    weasyprint         pdf    make book-pdf (page numbers, running heads, bookmarks)
 pdftotext     poppler-utils      pdf    tests/book.sh (the first page of the PDF, read when it is installed)
 sbatch        slurm-client       slurm  make grade-all ENGINE=slurm (sbatch, squeue, scancel)

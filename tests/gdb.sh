@@ -72,4 +72,40 @@ t_expect "... with no error from the kernel's gdb scripts" 0 "$(printf '%s\n' "$
 	t_grep "... with the kernel's gdb scripts loaded (\$lx_current().comm)" '^\$1 = "' "$text"
 	t_grep "... and the caller's euid printed" '^\$2 = [0-9]+' "$text"
 }
+
+# --- make record and make replay (not with FULL=1: the quick debug kernel) ---
+if [ -z "${FULL:-}" ]; then
+	export REPLAY_DIR=$B/replay
+	# qemu_left: the QEMUs of these recordings still running (from /proc)
+	qemu_left() {
+		local f
+		for f in /proc/[0-9]*/cmdline; do
+			tr '\0' ' ' <"$f" 2>/dev/null | grep -F -- "rrfile=$REPLAY_DIR/" | grep '^qemu-system' || true
+		done
+	}
+	out=$LOG_DIR/replay-test.out
+	GDB_PORT=$port "$TOP/scripts/replay.sh" test "$out" >"$LOG_DIR/replay-test.all" 2>&1
+	text=$(cat "$out" 2>/dev/null)
+	t_grep "make record: lab 1's check at its start, recorded, its first failed point's execve found" \
+		"point 1, .*: make replay stops where its execve returns EPERM" "$(cat "$LOG_DIR/replay-test.all")"
+	t_grep "make replay: gdb stops where that execve returns EPERM" \
+		'here its execve returns EPERM \(-1\)' "$text"
+	t_grep "... and 'back bprm_fill_uid' goes back to the function that chose EPERM" '^replay-test frame: bprm_fill_uid$' "$text"
+	t_grep "... to its last call before that return, by replays from the start" \
+		'^back: bprm_fill_uid, reached [0-9]+ time\(s\) before; here is the last' "$text"
+	t_grep "... in the exec of the set-uid file of that point" '"/tmp/lab01/suid-root"' "$text"
+	t_expect "... and no QEMU of it is left" "" "$(qemu_left)"
+	# (the figures, for the closing note and HACKING.md)
+	grep '^replay-test \(secs\|record\)' "$out" | sed 's/^/# /'
+	# an interactive replay whose gdb ends (here: its input does)
+	GDB_PORT=$port "$TOP/scripts/replay.sh" replay </dev/null >/dev/null 2>&1
+	t_expect "make replay: when gdb ends, its QEMU is stopped" "" "$(qemu_left)"
+	POINT=setgid_unmapped_group_runs_with_own_egid python3 "$TOP/scripts/replay_point.py" \
+		"$REPLAY_DIR/record.ktap" /usr/include/x86_64-linux-gnu/asm/unistd_64.h "setgid_unmapped_group_runs_with_own_egid" \
+		>"$LOG_DIR/replay-point.out" 2>&1
+	t_grep "POINT=: the second point's execve is the second that returned EPERM" '^skip=1$' "$(cat "$LOG_DIR/replay-point.out")"
+	res=$(LAB=1 GDB_PORT=$port python3 "$here/interrupt.py" --when-process "rr=record,rrfile=$REPLAY_DIR/" --after 1 \
+		--timeout 300 -- "$TOP/scripts/replay.sh" record | head -1)
+	t_grep "Ctrl-C during make record: it ends by it, and its QEMU with it" '^rc=130 signal=SIGINT secs=[0-4]\.[0-9] left=0$' "$res"
+fi
 t_summary gdb
