@@ -154,28 +154,41 @@ static void peek_as_user(const char *when, const char *p1, const char *p2)
 
 /*
  * Start a process that runs as UID:GID (root when UID is 0), is dumpable
- * or not as DUMPABLE says, and waits until GATE is closed.
+ * or not as DUMPABLE says, and waits until GATE is closed. It returns once
+ * the process is so: it says it with a byte on a pipe of its own, or dies.
+ * Without that wait, a busy machine lets the parent look at a process
+ * that has not yet changed its uid or its dumpable flag.
  */
 static pid_t target(int gate[2], uid_t uid, gid_t gid, int dumpable)
 {
+	int ready[2];
 	pid_t pid;
-	char c;
+	char c = 0;
 
+	if (pipe(ready))
+		ulab_die("pipe");
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		ulab_die("fork");
 	if (pid == 0) {
 		close(gate[1]);
+		close(ready[0]);
 		if (uid && ulab_become(uid, gid))
 			_exit(2);
 		if (prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0))
+			_exit(2);
+		if (write(ready[1], &c, 1) != 1)
 			_exit(2);
 		/* wait until the parent closes the pipe */
 		if (read(gate[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);
 	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		fprintf(stderr, "process %d did not get ready\n", (int)pid);
+	close(ready[0]);
 	return pid;
 }
 
