@@ -125,8 +125,6 @@ class Back(gdb.Command):
             while True:
                 gdb.execute("continue", to_string=True)
                 c = icount()
-                if os.environ.get("REPLAY_BACK_DEBUG"):
-                    print("back: stop at instruction %d" % c)
                 if c >= now:
                     break
                 hits.append(c)

@@ -23,13 +23,18 @@ Prints shell assignments, one a line:
     nrs="59 322"  skip=K
 
 or, when the point showed no failed call, point, number and nothing=1.
-Exit status 2, with a line on stderr, when the check has no such point
-(or no failed point) or the KTAP holds no check at all.
+Exit status 2, with a line on stderr, when the boot did not finish the
+check (no end line), the check has no such point (or no failed point),
+or the KTAP holds no check at all.
 """
 import errno
+import os
 import re
 import shlex
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402  (the guest's block lines: ktap.SENTINEL)
 
 # libc's names for calls that it makes through another system call, on
 # x86_64 (glibc): each name, the system calls it may end in
@@ -105,6 +110,9 @@ def call_numbers(what, table):
 
 def choose(ktap_text, unistd_text, want=None):
     """the assignments to print, or raise ValueError saying why not"""
+    if ktap.SENTINEL not in ktap_text:
+        raise ValueError("the recorded boot did not finish its check (no end line): see the "
+                         "recording's console, record.log")
     pts = points(ktap_text)
     if not pts:
         raise ValueError("the recording holds no point of a check (did the guest run it?)")

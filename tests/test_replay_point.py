@@ -82,13 +82,17 @@ class Choose(unittest.TestCase):
             replay_point.choose(KTAP, UNISTD, "fifth")
 
     def test_every_point_passed(self):
-        passed = "  KTAP version 1\n  1..1\n  ok 1 fine\nok 1 lab\n"
+        passed = "  KTAP version 1\n  1..1\n  ok 1 fine\nok 1 lab\n# userns-labs: end of checks\n"
         with self.assertRaisesRegex(ValueError, "every point .* passed"):
             replay_point.choose(passed, UNISTD)
 
     def test_no_check_at_all(self):
         with self.assertRaisesRegex(ValueError, "no point"):
-            replay_point.choose("garbage\n", UNISTD)
+            replay_point.choose("garbage\n# userns-labs: end of checks\n", UNISTD)
+
+    def test_a_boot_that_did_not_finish(self):
+        with self.assertRaisesRegex(ValueError, "did not finish"):
+            replay_point.choose(KTAP.replace("# userns-labs: end of checks", ""), UNISTD)
 
     def test_an_unknown_call_stops_at_the_start(self):
         k = KTAP.replace("execve: EPERM", "the pid and pid_for_children links: EPERM")
