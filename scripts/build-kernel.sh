@@ -52,13 +52,16 @@ last=$OBJ_DIR/.userns-labs-tree
 # The folders are named as the obj dir sees them (kbuild's commands name the
 # source from the obj dir, ../linux), so that a copy of an obj dir next to
 # another worktree (copy_obj, lib.sh) keeps its record.
-cfg=$( {
-	cat "$OBJ_DIR/.config" "$0" "$TOP/scripts/fastbuild.py"
-	for a in "${MAKE[@]}" "${KCFLAGS-}" "${KCPPFLAGS-}" "${KAFLAGS-}" "${LLVM-}" "${CCACHE_BASEDIR-}"; do
-		a=${a//"$KERNEL_DIR"/@KERNEL_DIR} a=${a//"$OBJ_DIR"/@OBJ_DIR} a=${a//"$BUILD"/@BUILD}
-		printf '%s\n' "$a"
-	done
-} | grep -v '^-j' | sha1sum | cut -c1-40)
+cfg_of() {
+	{
+		cat "$OBJ_DIR/.config" "$0" "$TOP/scripts/fastbuild.py"
+		for a in "${MAKE[@]}" "${KCFLAGS-}" "${KCPPFLAGS-}" "${KAFLAGS-}" "${LLVM-}" "${CCACHE_BASEDIR-}"; do
+			a=${a//"$KERNEL_DIR"/@KERNEL_DIR} a=${a//"$OBJ_DIR"/@OBJ_DIR} a=${a//"$BUILD"/@BUILD}
+			printf '%s\n' "$a"
+		done
+	} | grep -v '^-j' | sha1sum | cut -c1-40
+}
+cfg=$(cfg_of)
 # an obj dir copied from another tree's (copy_obj; see below)
 copied=$OBJ_DIR/.userns-labs-copied
 # kbuild's environment: what its top Makefile exports to the sub-makes
@@ -77,8 +80,11 @@ kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
 # (and the compiler, whose probes it holds). What else the top Makefile
 # reads (its own text, the arch Makefile) is a file the fast path never
 # takes: any full build drops the saved environment, to be saved again.
-kenv_key=$(printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
-	sha1sum | cut -c1-40)
+kenv_key_of() {
+	printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
+		sha1sum | cut -c1-40
+}
+kenv_key=$(kenv_key_of)
 # (make's own $(...), in single quotes: make expands them, not the shell)
 # shellcheck disable=SC2016
 kenv_rule='userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"'
@@ -381,6 +387,15 @@ if [ "$rc" -ne 0 ]; then
 	exit 2
 fi
 grep -E 'warning:' "$log" | head -10 | sed 's/^/    /' >&2 || true
+# kbuild may have written .config again during the build (its syncconfig,
+# when a value Kconfig reads from the tools changed: an obj dir configured
+# with another linker): the record is of the configuration built
+cfg2=$(cfg_of)
+if [ "$cfg2" != "$cfg" ]; then
+	cfg=$cfg2
+	[ -z "$key" ] || key="$work $cfg $KBUILD_BUILD_VERSION"
+	kenv_key=$(kenv_key_of)
+fi
 # On a student's (or the reference answer's) branch, after a full run:
 # kbuild's environment, saved now (a make of some 0.8 s), so that the
 # first edit after it has its head start and its fast path too. (Not in
