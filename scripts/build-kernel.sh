@@ -186,9 +186,12 @@ early_start() {
 	# git's; the output is the log's, the errors the next build's)
 	(
 		c=
-		trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null; exit 143' TERM
+		trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null || true; exit 143' TERM
 		for o in $objs; do
-			kb Makefile.build obj="$(dirname "$o")" "$o" &
+			# (make itself in the background, so that $! is make's and
+			# the trap's SIGTERM reaches it)
+			cd "$OBJ_DIR" && exec env "${kenv[@]}" make -j"$JOBS" \
+				-f "$KERNEL_DIR/scripts/Makefile.build" obj="$(dirname "$o")" "$o" &
 			c=$!
 			wait "$c" || true
 		done
@@ -201,8 +204,9 @@ early_wait() {
 	wait "$early_pid" 2>/dev/null || true
 	early_pid=""
 }
-# a signal meanwhile: the head start stops too (a terminal's Ctrl-C reaches
-# it as well; a SIGTERM to this script alone would not)
+# a signal meanwhile: the head start stops too, its make with it (a
+# terminal's Ctrl-C reaches them all; a SIGTERM to this script alone is
+# passed on here)
 # (shellcheck: run by lib.sh's trap)
 # shellcheck disable=SC2317
 interrupt_cleanup() {

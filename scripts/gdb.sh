@@ -66,7 +66,10 @@ debug_files() {
 }
 gdb_scripts() { # MAKE-ARGS...: the kernel's gdb helpers, vmlinux-gdb.py next to vmlinux
 	[ ! -e "$OBJ_DIR/vmlinux-gdb.py" ] || return 0
-	make -C "$KERNEL_DIR" O="$OBJ_DIR" ARCH=x86_64 "$@" scripts_gdb \
+	# (kbuild's command line as the build's, the linker with it: another
+	# would make Kconfig write .config again)
+	kbuild_make
+	"${KMAKE[@]}" "$@" scripts_gdb \
 		>>"$LOG_DIR/build-$(basename "$OBJ_DIR").log" 2>&1 ||
 		warn "the kernel's gdb scripts did not build (see $LOG_DIR/build-$(basename "$OBJ_DIR").log): lx-* commands will be missing"
 }

@@ -434,7 +434,7 @@ kbuild_make() {
 	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
 	KMAKE=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
 	# LLVM's linker when it is installed (make deps installs it): kbuild
-	# supports it beside gcc, and it links vmlinux in a third of ld.bfd's
+	# supports it beside gcc, and it links vmlinux in half of ld.bfd's
 	# time (three links a build, for kallsyms). KERNEL_LD=ld: binutils'.
 	local ld=${KERNEL_LD:-ld.lld}
 	[ "$ld" != ld.lld ] || command -v ld.lld >/dev/null 2>&1 || ld=ld

@@ -49,10 +49,12 @@ stop_qemu() {
 	local p
 	# (and the one gdb's 'back' started last, scripts/replay_back.py)
 	p=$(cat "$R/qemu.pid" 2>/dev/null || true)
+	# (only a QEMU of this recording: the file may outlive its process,
+	# and the number be another's by now)
 	case $p in '' | *[!0-9]*) ;; *)
-		kill -TERM -- "-$p" 2>/dev/null || true
-		sleep 0.5
-		kill -KILL -- "-$p" 2>/dev/null || true
+		tr '\0' ' ' 2>/dev/null </proc/"$p"/cmdline | grep -qF -- "rrfile=$R/record.bin" || p=""
+		[ -z "$p" ] || kill -TERM -- "-$p" 2>/dev/null || true
+		[ -z "$p" ] || { sleep 0.5 && kill -KILL -- "-$p" 2>/dev/null; } || true
 		rm -f "$R/qemu.pid"
 		;;
 	esac
@@ -116,7 +118,8 @@ record() {
 	esac
 	printf '%s\n' "$append" >"$R/append"
 	qemu-img create -q -f qcow2 "$R/record.qcow2" 64M || die "qemu-img could not make the snapshot's image"
-	limit=$((60 + $(lab_conf "$n" TIMEOUT 60)))
+	limit=$(lab_conf "$n" TIMEOUT 60 2>/dev/null || echo 60)
+	limit=$((60 + limit))
 	qemu_cmd record
 	info "recording lab $((10#$n))'s check in QEMU (${R#"$TOP"/}; at most $limit s)"
 	on_interrupt "the recording; nothing was kept of it"
@@ -147,6 +150,7 @@ choose() {
 		local after=""
 		[ "${skip:-0}" -eq 0 ] || after=" (the $((skip + 1))th time: earlier points' failed the same way)"
 		info "point $number, $point: make replay stops where its $call returns $errno$after"
+		info "(counted from the points' printed output: a failure no point printed, such as a passed point's, comes first; then 'continue' goes to the next)"
 	fi
 }
 
@@ -174,7 +178,8 @@ gdb_script() {
 			echo "delete"
 			echo "echo \\n[make replay] point $number, $point: here its $call returns $errno (-$errnum).\\n"
 			echo "echo [make replay] To go back to where $errno was chosen: 'back FUNCTION' (or back file:line) stops\\n"
-			echo "echo [make replay] where the replay last reached it before here; 'forth' returns here. QEMU's own\\n"
+			echo "echo [make replay] where the replay last reached it before here; 'forth' returns to where the last\\n"
+			echo "echo [make replay] 'back' left. QEMU's own\\n"
 			echo "echo [make replay] reverse-step, reverse-next, reverse-finish and reverse-continue work too, but may\\n"
 			echo "echo [make replay] stall (HACKING.md): then Ctrl-C, 'quit', make replay again. 'quit' ends the replay.\\n"
 		else
@@ -190,6 +195,11 @@ start_replay() {
 		die "no recording in ${R#"$TOP"/}: run 'make record' first"
 	need_tools
 	load_point
+	# the port must be free: else gdb would attach to what holds it (a
+	# guest of make gdb's, on the same default port)
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		die "127.0.0.1:$port is in use (a make gdb guest?): stop it, or choose another port (GDB_PORT=N make replay)"
+	fi
 	# a copy of the snapshot's image for this replay (QEMU writes to it)
 	cp "$R/snapshot.qcow2" "$R/replay.qcow2"
 	qemu_cmd replay
@@ -202,8 +212,8 @@ start_replay() {
 	qemu_pid=$!
 	printf '%s\n' "$qemu_pid" >"$R/qemu.pid"
 	for _ in $(seq 50); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
 		kill -0 "$qemu_pid" 2>/dev/null || break
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && kill -0 "$qemu_pid" 2>/dev/null && return 0
 		sleep 0.2
 	done
 	sed 's/^/    /' "$R/qemu.out" >&2

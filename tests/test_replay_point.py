@@ -73,6 +73,22 @@ class Choose(unittest.TestCase):
         self.assertEqual(out["nrs"], "2 257")  # open: open or openat
         self.assertEqual(out["skip"], "0")
 
+    def test_a_repeated_output_is_read_where_it_was_shown(self):
+        k = KTAP.replace("""  not ok 3 third
+  # got (exit 1):
+  # execve: EPERM (Operation not permitted)""", """  not ok 3 third
+  # (the same output as point 1, above)""")
+        out = replay_point.choose(k, UNISTD, "third")
+        self.assertEqual((out["call"], out["errno"], out["skip"]), ("execve", "EPERM", "1"))
+
+    def test_aliases_count_when_they_share_a_system_call(self):
+        # open (open or openat) before, openat now: the breakpoint catches both
+        k = KTAP.replace("# execve: EPERM (Operation not permitted)\n  # running: second",
+                         "# open /x: ENOENT (No such file or directory)\n  # running: second")
+        k = k.replace("# open /proc/self/ns/user: ENOENT", "# openat /y: ENOENT")
+        out = replay_point.choose(k, UNISTD, "fourth")
+        self.assertEqual((out["nrs"], out["skip"]), ("257", "1"))
+
     def test_a_passed_point_with_no_failed_call(self):
         out = replay_point.choose(KTAP, UNISTD, "second")
         self.assertEqual(out, {"point": "second", "number": "2", "nothing": "1"})
