@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make test: unit tests, lint, the book, the patch stack, then the staircase and
-# the identity, the kernel's selftests, the grader, make gdb and the
-# student's loop (make check, Ctrl-C).
+# the identity, the kernel's selftests, the grader, make gdb and make
+# replay, and the student's loop (make check, Ctrl-C).
 #   tests/run.sh --quick   unit tests and lint only (no kernel build)
 #
 # Disk and time: a kernel checkout is 1.5 GB and takes a minute or two to
@@ -164,7 +164,7 @@ if [ "${1:-}" != --quick ]; then
 	run gdb "$here/gdb.sh"
 	# (the student's loop, in the gdb test's worktree and objects)
 	run loop "$here/loop.sh"
-	done_with "$first" gdbtest/linux gdbtest/obj gdbtest/obj-gdb gdbtest/obj-debug test/grade/obj
+	done_with "$first" gdbtest/linux gdbtest/obj gdbtest/obj-gdb gdbtest/obj-debug gdbtest/replay test/grade/obj
 	if [ -n "$prewarm_pid" ]; then
 		t0=$(date +%s)
 		wait "$prewarm_pid"
