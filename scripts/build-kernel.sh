@@ -85,32 +85,25 @@ kenv_key_of() {
 		sha1sum | cut -c1-40
 }
 kenv_key=$(kenv_key_of)
-# (make's own $(...), in single quotes: make expands them, not the shell)
-# shellcheck disable=SC2016
-kenv_rule='userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"'
-kenv_tmp=""
-# kenv_begin: the environment before make, in kenv_tmp; kenv_goal: the make
-# arguments that print kbuild's, as a goal of its own (alone, or beside
-# vmlinux in a full run, which then saves it for the next fast path)
-kenv_begin() {
-	kenv_tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX") || return 1
-	env -0 >"$kenv_tmp/before"
-	kenv_goal=(--eval "$kenv_rule" USERNS_LABS_ENV_OUT="$kenv_tmp/after" userns-labs-kbuild-env)
-}
-# kenv_end: what make added or changed, saved with its key; never the
-# shell's own, nor make's link to its jobserver (of that run), nor our own
-# variable
-kenv_end() {
-	local rc=0
-	[ -n "$kenv_tmp" ] || return 1
-	if [ ! -s "$kenv_tmp/after" ]; then
-		rm -rf "$kenv_tmp"
-		kenv_tmp=""
+# kbuild_env: the saved environment, made now (a make of its own, with a
+# target added to the top Makefile) when there is none for this key
+kbuild_env() {
+	local tmp rc=0
+	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-kenv.XXXXXX")
+	env -0 >"$tmp/before"
+	# (make's own $(...), in single quotes: make expands them, not the shell)
+	# shellcheck disable=SC2016
+	if ! "${MAKE[@]}" --eval 'userns-labs-kbuild-env: ; @env -0 >"$(USERNS_LABS_ENV_OUT)"; printf "LDFLAGS_vmlinux=%s\0" "$(LDFLAGS_vmlinux)" >>"$(USERNS_LABS_ENV_OUT)"' \
+		USERNS_LABS_ENV_OUT="$tmp/after" userns-labs-kbuild-env >/dev/null 2>&1 || [ ! -s "$tmp/after" ]; then
+		rm -rf "$tmp"
 		return 1
 	fi
+	# what make added or changed; never the shell's own, nor make's
+	# link to its jobserver (of that run), nor our own variable
 	{
 		printf '%s\n' "$kenv_key"
-		python3 - "$kenv_tmp/before" "$kenv_tmp/after" <<'PY'
+		python3 - "$tmp/before" "$tmp/after" <<'PY'
 import re
 import sys
 def read(p):
@@ -130,20 +123,11 @@ for k, v in sorted(after.items()):
     out.write(k + b"=" + v + b"\0")
 PY
 	} >"$kenv_file.new" || rc=$?
-	rm -rf "$kenv_tmp"
-	kenv_tmp=""
+	rm -rf "$tmp"
 	if [ "$rc" -ne 0 ] || ! mv "$kenv_file.new" "$kenv_file"; then
 		rm -f "$kenv_file.new"
 		return 1
 	fi
-}
-# kbuild_env: the saved environment, made now (a make of its own) when
-# there is none for this key
-kbuild_env() {
-	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" != "$kenv_key" ] || return 0
-	kenv_begin || return 1
-	"${MAKE[@]}" "${kenv_goal[@]}" >/dev/null 2>&1 || true
-	kenv_end
 }
 # kb MAKEFILE ARGS...: one of kbuild's sub-makes, in the saved environment
 # (kenv_load: read once)
@@ -211,7 +195,6 @@ early_wait() {
 # shellcheck disable=SC2317
 interrupt_cleanup() {
 	[ -z "$early_pid" ] || kill -TERM "$early_pid" 2>/dev/null || true
-	[ -z "$kenv_tmp" ] || rm -rf "$kenv_tmp"
 }
 on_interrupt "the kernel build; what was compiled is kept, and the next build goes on from there (log: ${log#"$TOP"/})"
 early_start
@@ -376,7 +359,6 @@ else
 fi
 set +o pipefail
 if [ "$rc" -ne 0 ]; then
-	[ -z "$kenv_tmp" ] || rm -rf "$kenv_tmp"
 	# some objects of this tree may be built and others not: the next
 	# build takes kbuild's full run
 	rm -f "$last"

@@ -426,6 +426,12 @@ current_lab() {
 	return 1
 }
 
+# guest_cmdline MODE: the kernel command line of a guest boot (run-qemu.sh,
+# replay.sh), before the labs it runs: the console, /init, its mode, the base
+guest_cmdline() {
+	printf '%s\n' "console=ttyS0 loglevel=4 panic=-1 no_timer_check rdinit=/init labs.mode=$1 labs.base=$KERNEL"
+}
+
 # kbuild_make: the make command of the course's kernel builds in KMAKE (out
 # of tree in OBJ_DIR, ccache when there is one), and kbuild's fixed
 # identity and date in the environment

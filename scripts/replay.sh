@@ -52,9 +52,11 @@ stop_qemu() {
 	# (only a QEMU of this recording: the file may outlive its process,
 	# and the number be another's by now)
 	case $p in '' | *[!0-9]*) ;; *)
-		tr '\0' ' ' 2>/dev/null </proc/"$p"/cmdline | grep -qF -- "rrfile=$R/record.bin" || p=""
-		[ -z "$p" ] || kill -TERM -- "-$p" 2>/dev/null || true
-		[ -z "$p" ] || { sleep 0.5 && kill -KILL -- "-$p" 2>/dev/null; } || true
+		if tr '\0' ' ' 2>/dev/null </proc/"$p"/cmdline | grep -qF -- "rrfile=$R/record.bin"; then
+			kill -TERM -- "-$p" 2>/dev/null || true
+			sleep 0.5
+			kill -KILL -- "-$p" 2>/dev/null || true
+		fi
 		rm -f "$R/qemu.pid"
 		;;
 	esac
@@ -111,7 +113,7 @@ record() {
 	cp "$GUEST_DIR/initramfs.cpio" "$R/initrd"
 	printf '%s\n' "$dbg" >"$R/objdir"
 	printf '%s\n' "$n" >"$R/lab"
-	append="console=ttyS0 loglevel=4 panic=-1 no_timer_check rdinit=/init labs.mode=check labs.base=$KERNEL labs.run=$n nokaslr"
+	append="$(guest_cmdline check) labs.run=$n nokaslr"
 	case $(kgit symbolic-ref --short -q HEAD || true) in
 	solution/*) ;;
 	*) append="$append $(lab_conf "$n" STUDENT_APPEND)" ;;
@@ -161,6 +163,8 @@ load_point() {
 	. "$R/point"
 }
 
+# say TEXT: a gdb command that prints "[make replay] TEXT" on a line
+say() { printf 'echo [make replay] %s\\n\n' "$1"; }
 # gdb_script [extra commands...]: the commands that stop the replay where
 # the point's call returns, in REPLAY_DIR/replay.gdb
 gdb_script() {
@@ -176,14 +180,13 @@ gdb_script() {
 			echo "continue"
 			for ((k = 0; k < skip; k++)); do echo "continue"; done
 			echo "delete"
-			echo "echo \\n[make replay] point $number, $point: here its $call returns $errno (-$errnum).\\n"
-			echo "echo [make replay] To go back to where $errno was chosen: 'back FUNCTION' (or back file:line) stops\\n"
-			echo "echo [make replay] where the replay last reached it before here; 'forth' returns to where the last\\n"
-			echo "echo [make replay] 'back' left. QEMU's own\\n"
-			echo "echo [make replay] reverse-step, reverse-next, reverse-finish and reverse-continue work too, but may\\n"
-			echo "echo [make replay] stall (HACKING.md): then Ctrl-C, 'quit', make replay again. 'quit' ends the replay.\\n"
+			say "point $number, $point: here its $call returns $errno (-$errnum)."
+			say "To go back to where $errno was chosen: 'back FUNCTION' (or back file:line) stops where"
+			say "the replay last reached it before here; 'forth' returns to where the last 'back' left."
+			say "QEMU's own reverse-step, reverse-next, reverse-finish and reverse-continue work too, but"
+			say "may stall (HACKING.md): then Ctrl-C, 'quit', make replay again. 'quit' ends the replay."
 		else
-			echo "echo \\n[make replay] at the start of the recording: set breakpoints, then continue.\\n"
+			say "at the start of the recording: set breakpoints, then continue."
 		fi
 		for k in "$@"; do printf '%s\n' "$k"; done
 	} >"$R/replay.gdb"

@@ -81,7 +81,7 @@ fi
 # no_timer_check: on a loaded host an emulated CPU can be too slow for the
 # boot's IO-APIC timer test, which then panics ("IO-APIC + timer doesn't
 # work"); the test proves nothing about the labs.
-append="console=ttyS0 loglevel=4 panic=-1 no_timer_check rdinit=/init labs.mode=$mode labs.base=$KERNEL"
+append=$(guest_cmdline "$mode")
 [ -z "$check_timeout" ] || append="$append labs.timeout=$check_timeout"
 append="$append labs.run=$(echo "$labs" | tr ' ' ',') ${QEMU_APPEND:-}"
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${GUEST_MEM:-256}" -smp 1
