@@ -139,7 +139,15 @@ lane_template() {
 	t=$l/templates/$tag
 	want="$(kgit rev-parse "$tag^{commit}") $(cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh" "$TOP/scripts/lib.sh" | sha1sum | cut -c1-12)"
 	if [ -f "$t/.userns-labs-template" ] && [ "$(cat "$t/.userns-labs-template")" = "$want" ]; then
-		touch "$t"
+		# The worktree was just made TAG's again (reset_worktree): every
+		# file its checkout wrote, another tag's or a submission's undone,
+		# is now newer than these objects, and make would compile it
+		# again, with all that includes it (after a change of lab, half
+		# of what the labs touch, in every build). The objects are TAG's
+		# own, built from this very tree: dated now, all of one time,
+		# they are up to date with it. What the submission changes is
+		# dated after them (below, after its apply).
+		find "$t" -exec touch -c -h -d "@$(date +%s.%N)" -- {} +
 		return 0
 	fi
 	rm -rf -- "$t"
@@ -228,18 +236,23 @@ grade_one() { # SUB LAB NAME ID
 	# JOBS=k runs k lanes; lane 0 is $G itself)
 	local L=${GRADE_LANE_DIR:-$G}
 	wt=$L/linux obj=$L/obj
-	reset_worktree "$start_tag"
-	lane_template "$L" "$start_tag"
-	# (the template's build may touch the worktree's files, copy_obj's way:
-	# the index is told, or git apply --index finds them "not matching")
-	git -C "$wt" update-index -q --refresh >/dev/null 2>&1
+	# what it is, first: a submission that is none (empty, not a patch,
+	# too large) needs no worktree and no objects
+	{ IFS= read -r -d '' kind; IFS= read -r -d '' status; IFS= read -r -d '' detail; } < <(py classify "$sub")
+	if [ -z "$status" ]; then
+		reset_worktree "$start_tag"
+		lane_template "$L" "$start_tag"
+		# (the template's build may touch the worktree's files, copy_obj's
+		# way: the index is told, or git apply --index finds them "not
+		# matching")
+		git -C "$wt" update-index -q --refresh >/dev/null 2>&1
+	fi
 
 	local kt userspace ufiles="" ucopy=$L/course ignored="" untracked=""
 	userspace=$(lab_conf "$lab" USERSPACE)
 	rm -rf -- "$ucopy"
 	kt=$(kernel_top)
 
-	{ IFS= read -r -d '' kind; IFS= read -r -d '' status; IFS= read -r -d '' detail; } < <(py classify "$sub")
 	local tmpd
 	tmpd=$(mktemp -d)
 	local input=$sub
@@ -366,6 +379,15 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 	if [ -z "$status" ] || [ "$status" = APPLY_FAILED ]; then
 		files=$(git -C "$wt" -c core.quotePath=false diff --name-only "$start_tag" HEAD 2>/dev/null)
 	fi
+	# ... and newer than the template's objects, by the clock that dated
+	# them: a file's own time is the kernel's at its last tick, and a file
+	# written in the tick that dated the template would look as old as
+	# its object, and not be compiled (a kernel without the submission)
+	if [ -z "$status" ]; then
+		git -C "$wt" diff -z --name-only --no-renames --diff-filter=d "$start_tag" HEAD 2>/dev/null |
+			(cd "$wt" && xargs -r -0 touch -c -h -d "@$(date +%s.%N)" --) ||
+			grader_error "cannot date the submission's files in $wt"
+	fi
 	fact files "$files"$'\n'"$(printf '%s' "$ufiles" | sort -u)"
 	fact ufiles "$(printf '%s' "$ufiles" | sort -u)"
 	fact ignored "$(printf '%s' "$ignored" | sort -u)"
@@ -405,14 +427,18 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 	# submissions with the same tree (a class's do-nothing copies, one
 	# series sent as a folder and as an mbox) get the same kernel, built
 	# once and kept in $G/kernels, keyed by the tree, the configuration
-	# and the build script. The boot and the checks are every
+	# and the scripts that build it (its make command is lib.sh's). The boot and the checks are every
 	# submission's own.
 	local tree label kkey kc kimg="" kver="" kn=""
-	tree=$(git -C "$wt" rev-parse 'HEAD^{tree}')
+	# (none when the submission is none: the worktree was left as it was)
+	tree=
+	[ -n "$status" ] || tree=$(git -C "$wt" rev-parse 'HEAD^{tree}')
 	# the reference answer itself (make solution-N's tree): graded, and said
 	# (a user-space lab: its program is the answer's, solutions/NN-*/FILE)
 	local same=1 u
-	if [ -n "$userspace" ]; then
+	if [ -n "$status" ]; then
+		same=0
+	elif [ -n "$userspace" ]; then
 		for u in $userspace; do
 			cmp -s -- "$ucopy/$u" "$TOP/solutions/${u#labs/}" 2>/dev/null || same=0
 		done
@@ -436,7 +462,7 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 	2) fact reference whitespace ;;
 	esac
 	label=grade-lab$lab-${tree:0:12}
-	kkey=$( { echo "$tree $lab"; cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh" "$TOP/scripts/sandbox.sh"; } |
+	kkey=$( { echo "$tree $lab"; cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh" "$TOP/scripts/sandbox.sh" "$TOP/scripts/lib.sh"; } |
 		sha1sum | cut -c1-24)
 	kc=$G/kernels/$kkey
 	if [ -z "$status" ] && [ -s "$kc/vmlinux" ] && [ -s "$kc/kernel" ]; then

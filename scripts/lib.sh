@@ -435,10 +435,16 @@ guest_cmdline() {
 # kbuild_make: the make command of the course's kernel builds in KMAKE (out
 # of tree in OBJ_DIR, ccache when there is one), and kbuild's fixed
 # identity and date in the environment
+KBUILD_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 kbuild_make() {
 	export ARCH=x86_64 KBUILD_BUILD_USER=userns-labs KBUILD_BUILD_HOST=qemu
 	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-2012-12-10}"
-	KMAKE=(make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
+	# (with the system's PATH, the grader's sandbox's: what kbuild's
+	# Kconfig probes for, a rustc, a python3, is then Debian's and the
+	# same for make check and the grader; a rustc of rustup's in ~/.cargo
+	# would put its version in .config, and the grader's build, which
+	# has none, would run Kconfig again and build another configuration)
+	KMAKE=(env PATH="$KBUILD_PATH" make -C "$KERNEL_DIR" O="$OBJ_DIR" -j"$JOBS" LOCALVERSION=-userns-labs)
 	# LLVM's linker when it is installed (make deps installs it): kbuild
 	# supports it beside gcc, and it links vmlinux in half of ld.bfd's
 	# time (three links a build, for kallsyms). KERNEL_LD=ld: binutils'.

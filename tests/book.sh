@@ -69,6 +69,48 @@ if [ "${#trees[@]}" -ge 2 ]; then
 	done
 fi
 
+# --- two books of other inputs, built beside the rest ------------------
+# Each is a whole book (the suite's longest steps, one process each): they
+# start now and are read where their tests are (side_book).
+# o1: a lab with no chapter yet (and, when weasyprint is installed, the
+# book printed on Letter paper); o2: a broken chapter
+mkdir -p "$tmp/labs" "$tmp/book"
+cp -r "$top"/labs/* "$tmp/labs/"
+mkdir -p "$tmp/labs/99-not-yet"
+printf 'TITLE="A lab with no chapter"\nFILES="kernel/fork.c"\n' >"$tmp/labs/99-not-yet/lab.conf"
+pdfargs=()
+command -v weasyprint >/dev/null && pdfargs=(--pdf --paper letter)
+(LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html "${pdfargs[@]}" \
+	--out "$tmp/o1" >"$tmp/o1.log" 2>&1; echo $? >"$tmp/o1.rc") &
+side_o1=$!
+cp -r "$top"/book/* "$tmp/book/"
+cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
+# A broken chapter
+
+<!-- diff: solutions/01-*.patch hunks=99 -->
+<!-- capture: 01 middle -->
+<!-- diff: solutions/no-such-*.patch -->
+<!-- frobnicate: 01 -->
+<!-- diff: solutions/01-*.patch hunks=bprm_fill_uid,no_such_function -->
+<!-- file: labs/01-suid-unmapped/suid-exec.c fn=no_such_fn -->
+<!-- file: labs/01-suid-unmapped/suid-exec.c marker=no-such-marker -->
+<!-- diff: solutions/01-*.patch hunks=1 -->
+<!-- file: labs/01-suid-unmapped/suid-exec.c lines=22-36 -->
+EOC
+(BOOK_DIR=$tmp/book BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o2" \
+	>"$tmp/o2.log" 2>&1; echo $? >"$tmp/o2.rc") &
+side_o2=$!
+# side_book o1|o2: that build, waited for; its output in $log, its status
+side_book() {
+	local pid
+	eval "pid=\$side_$1"
+	wait "$pid" || true
+	log=$(cat "$tmp/$1.log" 2>/dev/null)
+	[ "$(cat "$tmp/$1.rc" 2>/dev/null)" = 0 ]
+}
+# (a Ctrl-C, or a failure above, ends them too)
+trap 'kill "$side_o1" "$side_o2" 2>/dev/null; rm -rf "$tmp"' EXIT
+
 # --- the real book, strict ----------------------------------------------
 start=$(date +%s%N)
 if log=$("$top/scripts/book.sh" --strict --out "$out" 2>&1); then
@@ -412,14 +454,7 @@ else
 fi
 
 # --- a lab with no chapter yet, and a broken chapter ----------------------
-mkdir -p "$tmp/labs" "$tmp/book"
-cp -r "$top"/labs/* "$tmp/labs/"
-mkdir -p "$tmp/labs/99-not-yet"
-printf 'TITLE="A lab with no chapter"\nFILES="kernel/fork.c"\n' >"$tmp/labs/99-not-yet/lab.conf"
-# (this book is also printed, when weasyprint is installed: on Letter paper)
-pdfargs=()
-command -v weasyprint >/dev/null && pdfargs=(--pdf --paper letter)
-if log=$(LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html "${pdfargs[@]}" --out "$tmp/o1" 2>&1); then
+if side_book o1; then
 	t_ok "a lab without a chapter: still no warning"
 else
 	t_fail "a lab without a chapter: still no warning" "$log"
@@ -498,21 +533,7 @@ fi
 t_grep "pdf: its template puts the licence under the title (book/print-template.html)" \
 	'<p class="author">.*\$if\(rights\)\$ <p class="rights">\$rights\$</p>.*</header>' "$(tr '\n' ' ' <"$top/book/print-template.html")"
 
-cp -r "$top"/book/* "$tmp/book/"
-cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
-# A broken chapter
-
-<!-- diff: solutions/01-*.patch hunks=99 -->
-<!-- capture: 01 middle -->
-<!-- diff: solutions/no-such-*.patch -->
-<!-- frobnicate: 01 -->
-<!-- diff: solutions/01-*.patch hunks=bprm_fill_uid,no_such_function -->
-<!-- file: labs/01-suid-unmapped/suid-exec.c fn=no_such_fn -->
-<!-- file: labs/01-suid-unmapped/suid-exec.c marker=no-such-marker -->
-<!-- diff: solutions/01-*.patch hunks=1 -->
-<!-- file: labs/01-suid-unmapped/suid-exec.c lines=22-36 -->
-EOC
-if log=$(BOOK_DIR=$tmp/book BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o2" 2>&1); then
+if side_book o2; then
 	t_fail "a broken chapter fails the strict build" "$log"
 else
 	t_ok "a broken chapter fails the strict build"

@@ -45,6 +45,15 @@ expect_result() {
 expect_result good PASS 'score: +10.00 / 10'
 expect_result crlf PASS
 expect_result wrong FAIL 'not ok [0-9]+ setuid_mapped_owner_changes_euid'
+# the sandbox builds make check's configuration, from the template's
+# objects: kbuild runs no Kconfig again, and compiles what the submission
+# changed, nothing else
+# compiled FIXTURE: what kbuild compiled (or configured) for it
+compiled() {
+	grep -E '^  (SYNC|CC) ' "$GRADE_OUT/$1/build.out" | awk '{ printf "%s%s %s", (NR > 1 ? " " : ""), $1, $2 }'
+}
+t_expect "grade: the sandbox's build keeps the configuration (no SYNC) and compiles the patch's file alone" \
+	"CC init/version.o CC fs/exec.o CC init/version-timestamp.o" "$(compiled wrong)"
 # ignoring every set-id bit breaks the points that pass before any change
 t_grep "scores: a broken guard gates the lab's score to 0" 'GATED to 0: .*setuid_mapped_owner_changes_euid' \
 	"$(cat "$GRADE_OUT/wrong/report.txt")"
@@ -56,8 +65,13 @@ expect_result binary NOT_A_PATCH
 expect_result nocompile BUILD_FAILED 'fs/exec.c:[0-9]+:[0-9]+: error'
 expect_result panic PANIC 'Kernel panic - not syncing: lab 1 fixture'
 expect_result oops OOPS 'NULL pointer dereference'
-expect_result hang TIMEOUT
+# (a hang is a hang: its limit need not wait for a loaded machine's boot;
+# a flood stops QEMU as soon as the console passes its cap)
+GRADE_BOOT_TIMEOUT=10 expect_result hang TIMEOUT
 expect_result flood FLOOD
+t_grep "flood: QEMU was stopped once the console passed its cap, not at its time limit" \
+	'^\[userns-labs: the console passed its cap of [0-9]+ bytes: QEMU stopped here\]$' \
+	"$(tail -2 "$GRADE_OUT/flood/serial.log")"
 expect_result reboot REBOOT
 expect_result segv FAIL 'killed by signal SIGSEGV'
 # a kernel that prints a whole passing KTAP block and the end-of-checks line
@@ -124,6 +138,8 @@ t_grep "lab18-printer: its other 17 points still pass, and neither exit status p
 # scores count the lab's own work: a do-nothing lab 1 scores 0 (the
 # staircase shows it for every kernel lab, from lab-NN-start's results)
 expect_result nothing FAIL 'score: +0.00 / 10'
+t_expect "grade: after another lab's, the same: the start tag's objects are up to date with its tree" \
+	"CC init/version.o CC fs/exec.o CC init/version-timestamp.o" "$(compiled nothing)"
 # W4: a quoted-printable mail: files and scope from what was applied
 expect_result qp PASS 'files: +fs/exec.c kernel/fork.c$'
 t_grep "W4: the out-of-scope file is named" "outside the lab's scope \(fs/exec.c\): kernel/fork.c" \

@@ -33,8 +33,14 @@ no_shell_errors() {
 	t_expect "$1: no shell error in the output" "" \
 		"$(printf '%s\n' "$2" | grep -E '\.sh: line [0-9]+: |command not found|Traceback' | head -3)"
 }
-probe() { printf '\nint userns_labs_loop_probe_%s(int x);\nint userns_labs_loop_probe_%s(int x)\n{\n\treturn x + %s;\n}\n' \
-	"$1" "$1" "$RANDOM" >>"$KERNEL_DIR/fs/exec.c"; }
+# (after a short wait: a file's time is the kernel's clock at its last
+# tick, some 4 ms, and an edit in the tick that ended the last build is
+# not newer than its record: no head start, and one test fails at random)
+probe() {
+	sleep 0.05
+	printf '\nint userns_labs_loop_probe_%s(int x);\nint userns_labs_loop_probe_%s(int x)\n{\n\treturn x + %s;\n}\n' \
+		"$1" "$1" "$RANDOM" >>"$KERNEL_DIR/fs/exec.c"
+}
 
 # --- a build with no record of the last one ------------------------------
 # (as after a failed build: neither the record of the tree nor the key)

@@ -190,6 +190,14 @@ done | awk '$4 > 0 { printf "%s %s %d %d %.2f\n", $1, $2, $3, $4, $3 / $4 }' |
 	sort -k5,5nr -k3,3nr | head -3 |
 	awk 'NR == 1 { print "the checks nearest their time limit (TIMEOUT in lab.conf):" }
 		{ printf "  lab %s at %s: %d s of %d s\n", $2, $1, $3, $4 }'
+# where the boots' time goes: each lab's check, summed over the boots
+# (the staircase's boots run every check: the costliest to make faster)
+for tag in $built; do
+	case " $same " in *" $tag="*) continue ;; esac
+	"$TOP/scripts/ktap.sh" times "$LOG_DIR/staircase-$tag.ktap"
+done | awk '{ t[$1] += $2; all += $2 } END { for (l in t) printf "%d %s\n", t[l], l; printf "%d all\n", all }' |
+	sort -rn | head -6 | awk 'NR == 1 { printf "time in the checks, over the boots: %d s in all;", $1; next }
+		{ printf " lab %s: %d s", $2, $1 } END { print "" }'
 [ -n "$only_base" ] || mutants_eval
 [ -z "$retried" ] || printf 'booted twice (a check ran out of time, or the guest stopped, in the first boot):%s\n' "$retried"
 if [ "$bad" -eq 0 ]; then
