@@ -109,7 +109,7 @@ side_book() {
 	[ "$(cat "$tmp/$1.rc" 2>/dev/null)" = 0 ]
 }
 # (a Ctrl-C, or a failure above, ends them too)
-trap 'kill "$side_o1" "$side_o2" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill "$side_o1" "$side_o2" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # --- the real book, strict ----------------------------------------------
 start=$(date +%s%N)
