@@ -81,7 +81,7 @@ kenv_file=$OBJ_DIR/.userns-labs-kbuild-env
 # reads (its own text, the arch Makefile) is a file the fast path never
 # takes: any full build drops the saved environment, to be saved again.
 kenv_key_of() {
-	printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(gcc --version 2>&1 | head -1)" |
+	printf '%s\n' "$cfg" "$(realpath "$KERNEL_DIR")" "$(realpath "$OBJ_DIR")" "$(PATH=$KBUILD_PATH gcc --version 2>&1 | head -1)" |
 		sha1sum | cut -c1-40
 }
 kenv_key=$(kenv_key_of)
@@ -137,7 +137,7 @@ kenv_load() {
 	[ "${#kenv[@]}" -eq 0 ] || return 0
 	while IFS= read -r -d '' e; do kenv+=("$e"); done < <(tail -c +42 "$kenv_file")
 }
-kb() { (cd "$OBJ_DIR" && exec env "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
+kb() { (cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
 
 # A head start: the files of the lab the tree is on (lab.conf FILES)
 # edited since the last good build are compiled at once, by kbuild's own
@@ -174,7 +174,7 @@ early_start() {
 		for o in $objs; do
 			# (make itself in the background, so that $! is make's and
 			# the trap's SIGTERM reaches it)
-			cd "$OBJ_DIR" && exec env "${kenv[@]}" make -j"$JOBS" \
+			cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" \
 				-f "$KERNEL_DIR/scripts/Makefile.build" obj="$(dirname "$o")" "$o" &
 			c=$!
 			wait "$c" || true

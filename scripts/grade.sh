@@ -138,28 +138,48 @@ lane_template() {
 	local l=$1 tag=$2 t want
 	t=$l/templates/$tag
 	want="$(kgit rev-parse "$tag^{commit}") $(cat "$TOP/kernel-steps/config.fragment" "$TOP/scripts/build-kernel.sh" "$TOP/scripts/lib.sh" | sha1sum | cut -c1-12)"
-	if [ -f "$t/.userns-labs-template" ] && [ "$(cat "$t/.userns-labs-template")" = "$want" ]; then
-		# The worktree was just made TAG's again (reset_worktree): every
-		# file its checkout wrote, another tag's or a submission's undone,
-		# is now newer than these objects, and make would compile it
-		# again, with all that includes it (after a change of lab, half
-		# of what the labs touch, in every build). The objects are TAG's
-		# own, built from this very tree: dated now, all of one time,
-		# they are up to date with it. What the submission changes is
-		# dated after them (below, after its apply).
-		find "$t" -exec touch -c -h -d "@$(date +%s.%N)" -- {} +
-		return 0
+	if [ ! -f "$t/.userns-labs-template" ] || [ "$(cat "$t/.userns-labs-template")" != "$want" ]; then
+		rm -rf -- "$t"
+		mkdir -p "$l/templates"
+		# a lane's first objects: make check's (build/obj), when it has none
+		seed_obj "$OBJ_DIR" "$obj"
+		KERNEL_DIR=$wt OBJ_DIR=$obj LOG_DIR=$l "$TOP/scripts/build-kernel.sh" >"$l/template.out" 2>&1 ||
+			grader_error "the start tree $tag does not build in $wt (see $l/template.out)"
+		copy_obj "$obj" "$t" "$SBX/obj" || grader_error "cannot copy the objects of $tag to $t"
+		echo "$want" >"$t/.userns-labs-template"
+		# shellcheck disable=SC2012 # tag names: no quoting trouble
+		ls -1t "$l/templates" | tail -n +3 | while read -r k; do rm -rf -- "${l:?}/templates/$k"; done
 	fi
-	rm -rf -- "$t"
-	mkdir -p "$l/templates"
-	# a lane's first objects: make check's (build/obj), when it has none
-	seed_obj "$OBJ_DIR" "$obj"
-	KERNEL_DIR=$wt OBJ_DIR=$obj LOG_DIR=$l "$TOP/scripts/build-kernel.sh" >"$l/template.out" 2>&1 ||
-		grader_error "the start tree $tag does not build in $wt (see $l/template.out)"
-	copy_obj "$obj" "$t" "$SBX/obj" || grader_error "cannot copy the objects of $tag to $t"
-	echo "$want" >"$t/.userns-labs-template"
-	# shellcheck disable=SC2012 # tag names: no quoting trouble
-	ls -1t "$l/templates" | tail -n +3 | while read -r k; do rm -rf -- "${l:?}/templates/$k"; done
+	# The worktree was just made TAG's again (reset_worktree): every file
+	# its checkout wrote, another tag's or a submission's undone, is newer
+	# than objects made before, and make would compile it again, with all
+	# that includes it (after a change of lab, half of what the labs
+	# touch, in every build). The objects are TAG's own, built from this
+	# very tree: dated now, all of one time, they are up to date with it.
+	# What the submission changes is dated after them (submission_dated).
+	find "$t" -exec touch -c -h -d "@$(date +%s.%N)" -- {} +
+}
+
+# submission_dated TEMPLATE: every file the submission changed in the
+# worktree, dated now, and newer than TEMPLATE's objects by the file
+# system's own clock: a file that is not (one that keeps whole seconds,
+# or FAT's two, or a clock set back meanwhile) would look as old as its
+# object and not be compiled, and the kernel would be the start tag's.
+# Dated again a second later, up to three times; then a grader error.
+submission_dated() {
+	local stamp=$1/.userns-labs-template f try old
+	for try in 1 2 3 4; do
+		git -C "$wt" diff -z --name-only --no-renames --diff-filter=d "$start_tag" HEAD 2>/dev/null |
+			(cd "$wt" && xargs -r -0 touch -c -h -d "@$(date +%s.%N)" --) ||
+			grader_error "cannot date the submission's files in $wt"
+		old=""
+		while IFS= read -r -d '' f; do
+			[ -L "$wt/$f" ] || [ ! -e "$wt/$f" ] || [ "$wt/$f" -nt "$stamp" ] || old=$f
+		done < <(git -C "$wt" diff -z --name-only --no-renames --diff-filter=d "$start_tag" HEAD 2>/dev/null)
+		[ -n "$old" ] || return 0
+		[ "$try" = 4 ] || sleep 1
+	done
+	grader_error "the submission's $old is not newer than the start tag's objects by this file system's clock (set back?)"
 }
 
 # sandbox_build TEMPLATE LABEL KDEST TMPD: the worktree's kernel built in the
@@ -379,15 +399,10 @@ $(printf '%s\n' "$msg" | grep -v '^ *$' | head -4)" ;;
 	if [ -z "$status" ] || [ "$status" = APPLY_FAILED ]; then
 		files=$(git -C "$wt" -c core.quotePath=false diff --name-only "$start_tag" HEAD 2>/dev/null)
 	fi
-	# ... and newer than the template's objects, by the clock that dated
-	# them: a file's own time is the kernel's at its last tick, and a file
-	# written in the tick that dated the template would look as old as
-	# its object, and not be compiled (a kernel without the submission)
-	if [ -z "$status" ]; then
-		git -C "$wt" diff -z --name-only --no-renames --diff-filter=d "$start_tag" HEAD 2>/dev/null |
-			(cd "$wt" && xargs -r -0 touch -c -h -d "@$(date +%s.%N)" --) ||
-			grader_error "cannot date the submission's files in $wt"
-	fi
+	# ... and newer than the template's objects (a file's own time is the
+	# kernel's clock at its last tick: one written in the tick that dated
+	# the template would look as old as its object)
+	[ -n "$status" ] || submission_dated "$L/templates/$start_tag"
 	fact files "$files"$'\n'"$(printf '%s' "$ufiles" | sort -u)"
 	fact ufiles "$(printf '%s' "$ufiles" | sort -u)"
 	fact ignored "$(printf '%s' "$ignored" | sort -u)"

@@ -449,10 +449,10 @@ kbuild_make() {
 	# supports it beside gcc, and it links vmlinux in half of ld.bfd's
 	# time (three links a build, for kallsyms). KERNEL_LD=ld: binutils'.
 	local ld=${KERNEL_LD:-ld.lld}
-	[ "$ld" != ld.lld ] || command -v ld.lld >/dev/null 2>&1 || ld=ld
+	[ "$ld" != ld.lld ] || PATH=$KBUILD_PATH command -v ld.lld >/dev/null 2>&1 || ld=ld
 	case $ld in ld | ld.bfd | ld.lld) ;; *) die "KERNEL_LD must be ld, ld.bfd or ld.lld, not '$ld'" ;; esac
 	[ "$ld" = ld ] || KMAKE+=(LD="$ld")
-	if command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
+	if PATH=$KBUILD_PATH command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
 		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
 		KMAKE+=(CC="ccache gcc")
 	fi

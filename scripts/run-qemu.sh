@@ -121,7 +121,7 @@ cp "$initrd" "$tmp/initrd"
 for i in "${!qemu[@]}"; do
 	[ "${qemu[$i]}" != -initrd ] || qemu[i + 1]=$tmp/initrd
 done
-qemu+=(-display none -monitor none -serial stdio -serial "file:$raw" -pidfile "$tmp/qemu.pid")
+qemu+=(-display none -monitor none -serial stdio -serial "file:$raw")
 
 # Ctrl-C (or SIGTERM to the process group) ends the boot at once: QEMU,
 # in this process group (timeout --foreground: timeout's own group would
@@ -137,20 +137,8 @@ interrupt_cleanup() {
 }
 on_interrupt "the boot in QEMU; no result was read (the kernel log so far: $log)"
 set +e
-# A console past its cap stops QEMU at once (FLOOD): what it printed after
-# would be thrown away until its time was up. (head reads no byte past the
-# cap; one more byte is a guest that went on printing.)
 timeout --foreground -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 |
-	(
-		trap '' INT TERM
-		head -c "$cap" | tr -d '\r'
-		if [ "$(head -c 1 | wc -c)" -eq 1 ]; then
-			: >"$tmp/capped"
-			kill -TERM "$(cat "$tmp/qemu.pid" 2>/dev/null)" 2>/dev/null || true
-			cat >/dev/null
-			printf '\n[userns-labs: the console passed its cap of %s bytes: QEMU stopped here]\n' "$cap"
-		fi
-	) >"$log"
+	(trap '' INT TERM && head -c "$cap" | tr -d '\r') >"$log"
 rcs=("${PIPESTATUS[@]}")
 set -e
 qrc=${rcs[0]}
@@ -177,7 +165,7 @@ elif [ "$forged" -eq 1 ] || { [ "$auth" = none ] && [ "$foreign" -gt 0 ]; }; the
 	exit "$QEMU_UNAUTHENTICATED"
 fi
 size=$(($(wc -c <"$log") + $(wc -c <"$tmp/channel")))
-if [ -f "$tmp/capped" ] || [ "$size" -ge "$cap" ]; then
+if [ "$size" -ge "$cap" ]; then
 	exit "$QEMU_FLOOD"
 elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	[ "$size" -ge "$flood" ] && exit "$QEMU_FLOOD"

@@ -80,8 +80,11 @@ mkdir -p "$tmp/labs/99-not-yet"
 printf 'TITLE="A lab with no chapter"\nFILES="kernel/fork.c"\n' >"$tmp/labs/99-not-yet/lab.conf"
 pdfargs=()
 command -v weasyprint >/dev/null && pdfargs=(--pdf --paper letter)
-(LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html "${pdfargs[@]}" \
-	--out "$tmp/o1" >"$tmp/o1.log" 2>&1; echo $? >"$tmp/o1.rc") &
+# (each book.sh is the job itself, so that the trap below stops it; as a
+# command in the background of a script it would start with Ctrl-C
+# ignored: env gives it back)
+LABS_DIR=$tmp/labs BOOK_CAPTURE_NOTES=0 env --default-signal=INT,QUIT "$top/scripts/book.sh" --strict --html \
+	"${pdfargs[@]}" --out "$tmp/o1" >"$tmp/o1.log" 2>&1 &
 side_o1=$!
 cp -r "$top"/book/* "$tmp/book/"
 cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
@@ -97,16 +100,16 @@ cat >"$tmp/book/chapters/01-suid-unmapped.md" <<'EOC'
 <!-- diff: solutions/01-*.patch hunks=1 -->
 <!-- file: labs/01-suid-unmapped/suid-exec.c lines=22-36 -->
 EOC
-(BOOK_DIR=$tmp/book BOOK_CAPTURE_NOTES=0 "$top/scripts/book.sh" --strict --html --out "$tmp/o2" \
-	>"$tmp/o2.log" 2>&1; echo $? >"$tmp/o2.rc") &
+BOOK_DIR=$tmp/book BOOK_CAPTURE_NOTES=0 env --default-signal=INT,QUIT "$top/scripts/book.sh" --strict --html \
+	--out "$tmp/o2" >"$tmp/o2.log" 2>&1 &
 side_o2=$!
 # side_book o1|o2: that build, waited for; its output in $log, its status
 side_book() {
-	local pid
+	local pid rc=0
 	eval "pid=\$side_$1"
-	wait "$pid" || true
+	wait "$pid" || rc=$?
 	log=$(cat "$tmp/$1.log" 2>/dev/null)
-	[ "$(cat "$tmp/$1.rc" 2>/dev/null)" = 0 ]
+	return "$rc"
 }
 # (a Ctrl-C, or a failure above, ends them too)
 trap 'kill "$side_o1" "$side_o2" 2>/dev/null || true; rm -rf "$tmp"' EXIT

@@ -14,7 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 fixture() { grade_fixture "$1"; }
 export NO_COLOR=1 GRADE_DIR=$BUILD/test/grade GRADE_OUT=$BUILD/test/grade/results
 export GRADE_BOOT_TIMEOUT=${GRADE_BOOT_TIMEOUT:-25} GRADE_CHECK_TIMEOUT=15
-rm -rf "$GRADE_OUT"
+# (and no kernel kept from an earlier run of the suite: the tests below
+# read what the sandbox compiled for a submission)
+rm -rf "$GRADE_OUT" "$GRADE_DIR/kernels"
 # what this suite may write: its folders, /tmp, the ccache and the
 # sandbox's user in /etc; checked at the end (find -newer)
 suite_start=$(mktemp)
@@ -65,13 +67,9 @@ expect_result binary NOT_A_PATCH
 expect_result nocompile BUILD_FAILED 'fs/exec.c:[0-9]+:[0-9]+: error'
 expect_result panic PANIC 'Kernel panic - not syncing: lab 1 fixture'
 expect_result oops OOPS 'NULL pointer dereference'
-# (a hang is a hang: its limit need not wait for a loaded machine's boot;
-# a flood stops QEMU as soon as the console passes its cap)
+# (a hang is a hang: its limit need not wait for a loaded machine's boot)
 GRADE_BOOT_TIMEOUT=10 expect_result hang TIMEOUT
 expect_result flood FLOOD
-t_grep "flood: QEMU was stopped once the console passed its cap, not at its time limit" \
-	'^\[userns-labs: the console passed its cap of [0-9]+ bytes: QEMU stopped here\]$' \
-	"$(tail -2 "$GRADE_OUT/flood/serial.log")"
 expect_result reboot REBOOT
 expect_result segv FAIL 'killed by signal SIGSEGV'
 # a kernel that prints a whole passing KTAP block and the end-of-checks line
