@@ -150,8 +150,11 @@ kb() { (cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS
 # again. Not after a change of configuration, nor in a copied obj dir, nor
 # with no record of a good build: then nothing is started.
 early_pid=""
+# (the objects it made, one a line: the fast path need not make them again)
+early_done=$OBJ_DIR/.userns-labs-early
 early_start() {
 	local last_cfg="" f o objs="" n
+	rm -f "$early_done"
 	[ -z "${FULL_BUILD:-}" ] && [ -z "${FORCE_BUILD:-}" ] && [ "${EARLY_COMPILE:-1}" != 0 ] || return 0
 	[ -f "$image" ] && [ -f "$last" ] && [ ! -f "$copied" ] || return 0
 	read -r _ last_cfg <"$last" || return 0
@@ -177,13 +180,56 @@ early_start() {
 			cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" \
 				-f "$KERNEL_DIR/scripts/Makefile.build" obj="$(dirname "$o")" "$o" &
 			c=$!
-			wait "$c" || true
+			if wait "$c"; then echo "$o" >>"$early_done"; fi
 		done
 	) >>"$log" 2>&1 </dev/null &
 	early_pid=$!
 }
-# early_wait: that head start, finished (before any other make runs)
+# The link's compiles, with no ccache: what they compile is new at every
+# link (the version string names the work tree; kallsyms' tables hold the
+# new addresses), so ccache, which preprocesses first to look for it, only
+# adds that work. (link-vmlinux.sh compiles with kbuild's CC, and makes
+# init/version-timestamp.o with a make of its own, which inherits this.)
+link_cc=()
+for a in "${MAKE[@]}"; do
+	case $a in CC=ccache\ *) link_cc=(CC="${a#CC=ccache }") ;; esac
+done
+# stamp_start: the two objects that hold the version string, made now in
+# the background while the lab's file compiles on the other core:
+# init/version.o (a weak copy of the banner, as kbuild compiles it, and
+# with its CC: the same bytes and record as kbuild's full run would make),
+# then init/version-timestamp.o (the one the kernel uses) by the command
+# that link-vmlinux.sh gives it (the same make, the link's CC: it then
+# finds it made). Only when the fast path is likely (its record and saved
+# environment are this configuration's); whatever runs next waits for it
+# (early_wait).
+stamp_pid=""
+stamp_start() {
+	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" = "$kenv_key" ] || return 0
+	kenv_load
+	(
+		c=
+		trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null || true; exit 143' TERM
+		cd "$OBJ_DIR" || exit 1
+		# (each make itself in the background, so that $! is make's
+		# and the trap's SIGTERM reaches it)
+		for goal in init/version.o init/version-timestamp.o; do
+			args=()
+			[ "$goal" = init/version.o ] || args=("${link_cc[@]}")
+			"${bg_nice[@]}" env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" \
+				-f "$KERNEL_DIR/scripts/Makefile.build" obj=init "$goal" "${args[@]}" &
+			c=$!
+			wait "$c" || exit 1
+			[ "$goal" != init/version.o ] || echo "$goal" >>"$early_done"
+		done
+	) >>"$log" 2>&1 </dev/null &
+	stamp_pid=$!
+}
+# early_wait: that head start (and stamp_start's make), finished, before
+# any other make runs
 early_wait() {
+	[ -z "$stamp_pid" ] || wait "$stamp_pid" 2>/dev/null || true
+	stamp_pid=""
 	[ -n "$early_pid" ] || return 0
 	wait "$early_pid" 2>/dev/null || true
 	early_pid=""
@@ -195,6 +241,7 @@ early_wait() {
 # shellcheck disable=SC2317
 interrupt_cleanup() {
 	[ -z "$early_pid" ] || kill -TERM "$early_pid" 2>/dev/null || true
+	[ -z "$stamp_pid" ] || kill -TERM "$stamp_pid" 2>/dev/null || true
 }
 on_interrupt "the kernel build; what was compiled is kept, and the next build goes on from there (log: ${log#"$TOP"/})"
 early_start
@@ -210,7 +257,11 @@ describe=$(kgit describe --tags --abbrev=0 2>/dev/null || kgit rev-parse --short
 branch=$(kgit symbolic-ref --short -q HEAD || true)
 # the whole work tree (changed and new files too) as one tree id: it names
 # the kernel's changes and says whether anything changed since the last build
-work=$(work_tree_id)
+# (the head start's compile, when there is one, is what the build waits
+# for: git and what follows it take the other core, at a lower priority)
+bg_nice=()
+[ -z "$early_pid" ] || bg_nice=(nice -n 10)
+work=$(work_tree_id "${early_pid:+10}")
 if [ -z "$work" ]; then
 	dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
 elif [ "$work" = "$(kgit rev-parse 'HEAD^{tree}')" ]; then
@@ -256,9 +307,11 @@ last_tree="" last_cfg=""
 [ ! -f "$last" ] || read -r last_tree last_cfg <"$last" || last_tree=""
 if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$image" ] &&
 	[ -f "$OBJ_DIR/vmlinux.a" ] && [ -z "${FULL_BUILD:-}" ] && [ -z "${FORCE_BUILD:-}" ]; then
+	# the link's own object, started now on the other core (see stamp_start)
+	[ -f "$copied" ] || stamp_start
 	set -o pipefail
 	if objs=$(kgit diff-tree -r -z --no-renames --name-status "$last_tree" "$work" |
-		python3 "$TOP/scripts/fastbuild.py" "$OBJ_DIR" "$KERNEL_DIR"); then
+		"${bg_nice[@]}" python3 "$TOP/scripts/fastbuild.py" "$OBJ_DIR" "$KERNEL_DIR"); then
 		fast=1
 	else
 		[ -z "${VERBOSE:-}" ] || info "full build: ${objs:-no record of the last build}"
@@ -288,19 +341,29 @@ if [ -f "$copied" ]; then
 fi
 [ -n "$fast" ] || rm -f "$last" "$kenv_file"
 
-# fast_make OBJECTS: those objects and init/version.o, each by kbuild's
-# scripts/Makefile.build for its folder (two folders at a time), then the
-# link; with kbuild's full run instead when its environment cannot be had
+# fresh OBJECT: the head start or stamp_start made OBJECT, and no file of
+# this edit is newer than it (what make would decide, without its parse of
+# the folder)
+fresh() {
+	local f
+	grep -qxF "$1" "$early_done" 2>/dev/null || return 1
+	while IFS= read -r -d '' f; do
+		[ ! "$KERNEL_DIR/$f" -nt "$OBJ_DIR/$1" ] || return 1
+	done < <(kgit diff-tree -r -z --no-renames --name-only "$last_tree" "$work")
+}
+# fast_make OBJECTS: those objects, each by kbuild's scripts/Makefile.build
+# for its folder (two folders at a time), then the link; with kbuild's full
+# run instead when its environment cannot be had
 fast_make() {
 	local d o pids=() rc=0
 	local -A by_dir=()
 	if ! kbuild_env; then
 		# shellcheck disable=SC2086 # object paths, no spaces
-		"${MAKE[@]}" single-goals="$(printf './%s ' init/version.o $1)" vmlinux
+		"${MAKE[@]}" single-goals="$(printf './%s ' $1)" vmlinux
 		return
 	fi
 	kenv_load
-	for o in init/version.o $1; do by_dir[$(dirname "$o")]+=" $o"; done
+	for o in $1; do by_dir[$(dirname "$o")]+=" $o"; done
 	for d in "${!by_dir[@]}"; do
 		# shellcheck disable=SC2086 # object paths, no spaces
 		kb Makefile.build obj="$d" ${by_dir[$d]} &
@@ -315,9 +378,9 @@ fast_make() {
 	# newer, and that run makes it again, then modpost), and vmlinux,
 	# removed, is linked again from vmlinux.a and the new objects.
 	if grep -qE '^CONFIG_(LTO_CLANG|X86_KERNEL_IBT|NOINSTR_VALIDATION)=y' "$OBJ_DIR/.config"; then
-		kb Makefile.vmlinux_o && kb Makefile.modpost && kb Makefile.vmlinux
+		kb Makefile.vmlinux_o && kb Makefile.modpost && kb Makefile.vmlinux "${link_cc[@]}"
 	else
-		rm -f "$OBJ_DIR/vmlinux" && kb Makefile.vmlinux
+		rm -f "$OBJ_DIR/vmlinux" && kb Makefile.vmlinux "${link_cc[@]}"
 	fi
 }
 
@@ -342,16 +405,20 @@ fi
 rc=0
 set -o pipefail
 if [ -n "$fast" ]; then
-	# One make, which parses kbuild's top Makefile once (some 0.8 s of
-	# compiler probes each time): the walk of the tree is the top
-	# folder's with these objects as its goals (kbuild's own single-target
-	# build, its 'single-goals'), so only they are made, then vmlinux is
-	# linked (vmlinux.a is a thin archive: it reads the objects just
-	# built; touched first, it is newer than vmlinux.o, which kbuild then
-	# links again). init/version.o always: its header holds the version
-	# string, which names the tree.
+	# kbuild's sub-makes (fast_make): the objects, then the link
+	# (vmlinux.a is a thin archive: it reads the objects just built;
+	# touched first, it is newer than vmlinux.o, which kbuild's next full
+	# run then makes again).
+	# The objects: what changed, and init/version.o (its weak copy of
+	# the banner holds the version string), but those that the head
+	# start or stamp_start made, fresh.
+	todo="" made=""
+	for o in init/version.o $objs; do
+		if fresh "$o"; then made="$made $o"; else todo="$todo $o"; fi
+	done
+	[ -z "${VERBOSE:-}" ] || [ -z "$made" ] || info "made already, beside git:$made"
 	touch "$OBJ_DIR/vmlinux.a"
-	fast_make "$objs" 2>&1 |
+	fast_make "$todo" 2>&1 |
 		python3 "$TOP/scripts/progress.py" "$log" --what "building" --expect 0 || rc=$?
 else
 	"${MAKE[@]}" vmlinux 2>&1 | python3 "$TOP/scripts/progress.py" "$log" --what "building" \

@@ -355,9 +355,12 @@ tree_where() {
 
 # The whole state of the work tree (committed, staged, changed and new
 # files) as one git tree id, without touching the real index: what the
-# kernel would be built from. Empty when git cannot say.
+# kernel would be built from. Empty when git cannot say. work_tree_id N:
+# git runs at niceness N (beside a compile that must not wait for it: its
+# lstat threads would take both cores).
 work_tree_id() {
-	local idx gd id="" keep
+	local idx gd id="" keep nice=()
+	[ -z "${1:-}" ] || nice=(nice -n "$1")
 	gd=$(kgit rev-parse --absolute-git-dir 2>/dev/null) || return 0
 	# An index of our own, kept from one call to the next beside the
 	# objects (WORK_INDEX, or OBJ_DIR's): its record of each file's size
@@ -373,8 +376,8 @@ work_tree_id() {
 		idx=$(mktemp "${TMPDIR:-/tmp}/userns-labs-index.XXXXXX")
 		cp "$gd/index" "$idx" 2>/dev/null || true
 	fi
-	if GIT_INDEX_FILE=$idx kgit add -A >/dev/null 2>&1; then
-		id=$(GIT_INDEX_FILE=$idx kgit write-tree 2>/dev/null || true)
+	if GIT_INDEX_FILE=$idx "${nice[@]}" git -C "$KERNEL_DIR" add -A >/dev/null 2>&1; then
+		id=$(GIT_INDEX_FILE=$idx "${nice[@]}" git -C "$KERNEL_DIR" write-tree 2>/dev/null || true)
 	else
 		# (a broken index of ours: made again next time)
 		rm -f "$idx"
@@ -427,9 +430,12 @@ current_lab() {
 }
 
 # guest_cmdline MODE: the kernel command line of a guest boot (run-qemu.sh,
-# replay.sh), before the labs it runs: the console, /init, its mode, the base
+# replay.sh), before the labs it runs: the console, /init, its mode, the base.
+# pty.legacy_count=0: none of the 256 BSD ptys (/dev/ptyXX) that tinyconfig's
+# LEGACY_PTYS makes at boot, a quarter of a second of the emulated CPU's
+# boot; the guest has Unix98 ptys (devpts), and nothing in it opens the old.
 guest_cmdline() {
-	printf '%s\n' "console=ttyS0 loglevel=4 panic=-1 no_timer_check rdinit=/init labs.mode=$1 labs.base=$KERNEL"
+	printf '%s\n' "console=ttyS0 loglevel=4 panic=-1 no_timer_check pty.legacy_count=0 rdinit=/init labs.mode=$1 labs.base=$KERNEL"
 }
 
 # kbuild_make: the make command of the course's kernel builds in KMAKE (out

@@ -91,6 +91,8 @@ out=$(VERBOSE=1 "$TOP/scripts/build-kernel.sh" 2>&1)
 t_grep "an edit of the lab's file: compiled at once, while git finds what else changed" \
 	"compiling at once .*: fs/exec\.o" "$out"
 t_grep "... then the fast path, with nothing left to compile but the version" '1 object\(s\) to compile, then the link' "$out"
+t_grep "... which makes neither it nor init/version.o again (both made beside git)" \
+	'made already, beside git: (init/version\.o fs/exec\.o|fs/exec\.o init/version\.o)$' "$out"
 t_expect "... and the kernel holds the edit" 1 "$(grep -c ' userns_labs_loop_probe_head$' "$OBJ_DIR/System.map")"
 no_shell_errors "the head start" "$out"
 older=no
