@@ -185,15 +185,21 @@ early_start() {
 	) >>"$log" 2>&1 </dev/null &
 	early_pid=$!
 }
-# The link's compiles, with no ccache: what they compile is new at every
-# link (the version string names the work tree; kallsyms' tables hold the
-# new addresses), so ccache, which preprocesses first to look for it, only
+# The link's compiles, with no ccache: what they compile is nearly always
+# new (the version string names the work tree; kallsyms' tables hold the
+# new addresses), so ccache, which preprocesses first to look for it, mostly
 # adds that work. (link-vmlinux.sh compiles with kbuild's CC, and makes
 # init/version-timestamp.o with a make of its own, which inherits this.)
+# Not with debug information: ccache hands gcc the include folders as
+# relative paths (CCACHE_BASEDIR), which the debug information records, so
+# the image would differ from the one kbuild's full run links; without it,
+# these objects are the same bytes either way.
 link_cc=()
-for a in "${MAKE[@]}"; do
-	case $a in CC=ccache\ *) link_cc=(CC="${a#CC=ccache }") ;; esac
-done
+if ! grep -q '^CONFIG_DEBUG_INFO=y' "$OBJ_DIR/.config" 2>/dev/null; then
+	for a in "${MAKE[@]}"; do
+		case $a in CC=ccache\ *) link_cc=(CC="${a#CC=ccache }") ;; esac
+	done
+fi
 # stamp_start: the two objects that hold the version string, made now in
 # the background while the lab's file compiles on the other core:
 # init/version.o (a weak copy of the banner, as kbuild compiles it, and
@@ -212,12 +218,13 @@ stamp_start() {
 		trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null || true; exit 143' TERM
 		cd "$OBJ_DIR" || exit 1
 		# (each make itself in the background, so that $! is make's
-		# and the trap's SIGTERM reaches it)
+		# and the trap's SIGTERM reaches it; in a subshell that execs
+		# it: a simple command in the background would ignore Ctrl-C)
 		for goal in init/version.o init/version-timestamp.o; do
 			args=()
 			[ "$goal" = init/version.o ] || args=("${link_cc[@]}")
-			"${bg_nice[@]}" env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" \
-				-f "$KERNEL_DIR/scripts/Makefile.build" obj=init "$goal" "${args[@]}" &
+			(exec "${bg_nice[@]}" env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" \
+				-f "$KERNEL_DIR/scripts/Makefile.build" obj=init "$goal" "${args[@]}") &
 			c=$!
 			wait "$c" || exit 1
 			[ "$goal" != init/version.o ] || echo "$goal" >>"$early_done"

@@ -90,19 +90,20 @@ explain() { # NN: what the lab is about and where to look
 # guest's build says is shown after the kernel's, and not at all after a
 # kernel that failed, unless it failed too. The status: the kernel's
 # build's, else the guest's. (A subshell, not a command: a background
-# command would ignore Ctrl-C.)
+# command would ignore Ctrl-C. Its output waits in the logs folder,
+# build-guest.out and .err: nothing is left elsewhere when Ctrl-C ends
+# lab.sh.)
 build_both() {
-	local d krc=0 grc=0 gpid
-	d=$(mktemp -d "${TMPDIR:-/tmp}/userns-labs-guest.XXXXXX")
-	(exec nice -n 10 "$TOP/scripts/build-guest.sh" >"$d/out" 2>"$d/err") &
+	local d=$LOG_DIR krc=0 grc=0 gpid
+	mkdir -p "$d"
+	(exec nice -n 10 "$TOP/scripts/build-guest.sh" >"$d/build-guest.out" 2>"$d/build-guest.err") &
 	gpid=$!
 	"$TOP/scripts/build-kernel.sh" || krc=$?
 	wait "$gpid" || grc=$?
 	if [ "$krc" -eq 0 ] || [ "$grc" -ne 0 ]; then
-		cat "$d/out"
-		cat "$d/err" >&2
+		cat "$d/build-guest.out"
+		cat "$d/build-guest.err" >&2
 	fi
-	rm -rf "$d"
 	[ "$krc" -eq 0 ] || return "$krc"
 	return "$grc"
 }
@@ -273,7 +274,7 @@ check() { # [NN]
 	# second; the cheapest questions first: after an edit, the first)
 	CHECK_AT_START=
 	if [ "$CHECK_ONLY_THIS_FAILED" = 1 ] &&
-		[ "$(cut -d' ' -f1 "$OBJ_DIR/.userns-labs-built" 2>/dev/null)" = "$(kgit rev-parse "lab-$n-start^{tree}")" ] &&
+		[ "$(cut -d' ' -f1 "$OBJ_DIR/.userns-labs-built" 2>/dev/null)" = "$(kgit rev-parse -q --verify "lab-$n-start^{tree}")" ] &&
 		[ "$(kgit rev-parse HEAD)" = "$(kgit rev-parse -q --verify "lab-$n-start^{commit}")" ] &&
 		[ -z "$(lab_conf "$n" USERSPACE)" ] && ran_to_its_end "${log%.log}.ktap" "$n"; then
 		CHECK_AT_START=1

@@ -3,7 +3,7 @@
 """Ctrl-C, as a terminal sends it, to a command that is under way.
 
     interrupt.py [--when-output REGEX] [--when-process REGEX] [--after S]
-                 [--signal INT|TERM] [--timeout S] -- CMD...
+                 [--signal INT|TERM] [--timeout S] [--ignoring REGEX] -- CMD...
 
 CMD runs in a session (and process group) of its own, with SIGINT and
 SIGTERM at their defaults (a test script's background jobs ignore SIGINT,
@@ -21,6 +21,11 @@ signal went, or are in its group, still there 2 s after CMD ended), and CMD's ou
 when it is in it, or below its leader (a session of its own). Exit 0 when
 the signal was sent, 1 when the moment never came (CMD ended first, or
 --timeout), 2 on a usage error. Standard library only.
+
+With --ignoring REGEX, the line ends with " ignoring=K": how many of the
+group's processes whose command line matches REGEX had SIGINT ignored
+when the signal went (one that ignores it and ends within those 2 s on
+its own is not "left", yet a Ctrl-C did not stop it).
 """
 import argparse
 import os
@@ -67,6 +72,18 @@ def group_procs(pgid):
     return [(p, ps[p][2]) for p in sorted(mine) if p in ps]
 
 
+def ignores_int(pid):
+    """Does process pid have SIGINT ignored (its SigIgn mask)?"""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("SigIgn:"):
+                    return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     p.add_argument("--when-output")
@@ -74,6 +91,7 @@ def main(argv=None):
     p.add_argument("--after", type=float, default=0.0)
     p.add_argument("--signal", default="INT", choices=("INT", "TERM"))
     p.add_argument("--timeout", type=float, default=600.0)
+    p.add_argument("--ignoring")
     p.add_argument("cmd", nargs=argparse.REMAINDER)
     a = p.parse_args(argv)
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -103,6 +121,7 @@ def main(argv=None):
     proc_re = re.compile(a.when_process) if a.when_process else None
     sent = False
     at_signal = set()
+    ignoring = 0
     while time.monotonic() - start < a.timeout and proc.poll() is None:
         ready = seen.is_set() if out_re else True
         if ready and proc_re:
@@ -112,7 +131,10 @@ def main(argv=None):
             if proc.poll() is None:
                 # (those that were CMD's when the signal went: one that a
                 # parent's end left to init is no longer below the leader)
-                at_signal = {p for p, _ in group_procs(proc.pid)}
+                group = group_procs(proc.pid)
+                at_signal = {p for p, _ in group}
+                if a.ignoring:
+                    ignoring = sum(1 for p, c in group if re.search(a.ignoring, c) and ignores_int(p))
                 os.killpg(proc.pid, getattr(signal, "SIG" + a.signal))
                 sent = True
             break
@@ -129,9 +151,10 @@ def main(argv=None):
     left = [(p, c[2]) for p, c in sorted(procs().items()) if p in at_signal] + \
         [pc for pc in group_procs(proc.pid) if pc[0] not in at_signal]
     rc = proc.returncode
-    print("rc=%d signal=%s secs=%.1f left=%d" % (128 - rc if rc < 0 else rc,
-                                               signal.Signals(-rc).name if rc < 0 else "-",
-                                               secs, len(left)))
+    print("rc=%d signal=%s secs=%.1f left=%d%s" % (128 - rc if rc < 0 else rc,
+                                                 signal.Signals(-rc).name if rc < 0 else "-",
+                                                 secs, len(left),
+                                                 " ignoring=%d" % ignoring if a.ignoring else ""))
     for pid, c in left:
         print("left: %d %s" % (pid, c[:200]))
         try:

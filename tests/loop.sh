@@ -123,6 +123,18 @@ t_grep "Ctrl-C during the head start: the build ends by it, and nothing of it is
 	'^rc=130 signal=SIGINT secs=[0-9.]+ left=0$' "$res"
 g checkout -q -f -- fs/exec.c
 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+# (the version's objects, made in the background beside git: their make
+# must stop on Ctrl-C too; a simple command in the background would not)
+probe before_ctrl_c_stamp
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+probe ctrl_c_stamp
+out=$(python3 "$here/interrupt.py" --when-process 'Makefile\.build obj=init init/version' \
+	--ignoring 'Makefile\.build obj=init init/version' --timeout 300 -- "$TOP/scripts/build-kernel.sh")
+read -r res <<<"$out"
+t_grep "Ctrl-C while the version's objects are made beside git: the build ends by it, nothing of it is left, and no make ignored it" \
+	'^rc=130 signal=SIGINT secs=[0-9.]+ left=0 ignoring=0$' "$res"
+g checkout -q -f -- fs/exec.c
+"$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
 
 # --- Ctrl-C while QEMU runs ----------------------------------------------
 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
