@@ -314,7 +314,8 @@ last_tree="" last_cfg=""
 [ ! -f "$last" ] || read -r last_tree last_cfg <"$last" || last_tree=""
 if [ -n "$work" ] && [ -n "$last_tree" ] && [ "$last_cfg" = "$cfg" ] && [ -f "$image" ] &&
 	[ -f "$OBJ_DIR/vmlinux.a" ] && [ -z "${FULL_BUILD:-}" ] && [ -z "${FORCE_BUILD:-}" ]; then
-	# the link's own object, started now on the other core (see stamp_start)
+	# the two objects that hold the version string, started now on the
+	# other core (see stamp_start)
 	[ -f "$copied" ] || stamp_start
 	set -o pipefail
 	if objs=$(kgit diff-tree -r -z --no-renames --name-status "$last_tree" "$work" |
