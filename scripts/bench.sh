@@ -6,7 +6,8 @@
 #           the last kernel lab (BENCH_ONLY_LAB): the boot and the checks
 #           alone (run-qemu.sh); make check with nothing changed; make
 #           check after a one-line edit (a new function) of the .c file
-#           the lab marks; each BENCH_RUNS times (5)
+#           the lab marks, then after one inside that function (the same
+#           symbols); each BENCH_RUNS times (5)
 #   boot    boot to the end of the KTAP output (x5)
 #   gdb     make gdb's debug kernel at lab 1: nothing changed, then after
 #           a one-line edit of fs/exec.c (BENCH_RUNS times each)
@@ -77,10 +78,18 @@ xn() {
 add_function() {
 	printf 'int userns_labs_bench_%s_%s(int x) { return x + %s; }\n' "$1" "$RANDOM" "$RANDOM" >>"$KERNEL_DIR/$edit_file"
 }
+# edit_body I: a one-line change inside a function (the last that
+# add_function added): new code, but the same symbols, as most of a lab's
+# edits are (the kallsyms tables keep their size: scripts/fastlink.sh
+# links once before the last link, where a new function takes twice)
+edit_body() {
+	sed -i '$ s/{ return .*; }$/{ return x * '"$RANDOM"' + (x >> '"$1"'); }/' "$KERNEL_DIR/$edit_file"
+}
 
 # edit_bench NN: at lab NN (its start, on student/lab-NN): the boot and
 # checks alone, make check with nothing changed, then after a one-line code
-# change in the file the lab marks (add_function), BENCH_RUNS times each
+# change in the file the lab marks (add_function), then after a change
+# inside that function (edit_body), BENCH_RUNS times each
 edit_bench() {
 	local n=$1
 	kgit checkout -q -f "student/lab-$n" 2>/dev/null || kgit checkout -q -f -B "student/lab-$n" "lab-$n-start"
@@ -95,6 +104,7 @@ edit_bench() {
 	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: the boot and check alone, run-qemu.sh (x5)|$(xn : "$TOP/scripts/run-qemu.sh" --labs "${labs# }" --log "$LOG_DIR/bench-boot.log")")
 	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: nothing changed -> make check (x5)|$(xn : "$TOP/scripts/lab.sh" check "$n")")
 	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: one-line edit of $edit_file -> make check (x5)|$(xn add_function "$TOP/scripts/lab.sh" check "$n")")
+	rows+=("lab $((10#$n))${ONLY:+ (ONLY=1)}: one-line edit inside a function -> make check (x5)|$(xn edit_body "$TOP/scripts/lab.sh" check "$n")")
 	kgit checkout -q -- "$edit_file"
 }
 if [[ " $what " == *" edit "* ]]; then

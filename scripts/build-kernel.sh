@@ -265,10 +265,12 @@ branch=$(kgit symbolic-ref --short -q HEAD || true)
 # the whole work tree (changed and new files too) as one tree id: it names
 # the kernel's changes and says whether anything changed since the last build
 # (the head start's compile, when there is one, is what the build waits
-# for: git and what follows it take the other core, at a lower priority)
+# for, and lab.sh's early boot of the last kernel, when there is one, what
+# check waits for: git and what follows it take the other core, at a lower
+# priority; git's lstat threads would take both)
 bg_nice=()
-[ -z "$early_pid" ] || bg_nice=(nice -n 10)
-work=$(work_tree_id "${early_pid:+10}")
+[ -z "$early_pid" ] && [ -z "${EARLY_BOOT_PID:-}" ] || bg_nice=(nice -n 10)
+work=$(work_tree_id "${bg_nice[0]:+10}")
 if [ -z "$work" ]; then
 	dirt=$(kgit diff HEAD 2>/dev/null | sha1sum | cut -c1-8)
 elif [ "$work" = "$(kgit rev-parse 'HEAD^{tree}')" ]; then
@@ -387,9 +389,19 @@ fast_make() {
 	# removed, is linked again from vmlinux.a and the new objects.
 	if grep -qE '^CONFIG_(LTO_CLANG|X86_KERNEL_IBT|NOINSTR_VALIDATION)=y' "$OBJ_DIR/.config"; then
 		kb Makefile.vmlinux_o && kb Makefile.modpost && kb Makefile.vmlinux "${link_cc[@]}"
-	else
-		rm -f "$OBJ_DIR/vmlinux" && kb Makefile.vmlinux "${link_cc[@]}"
+		return
 	fi
+	rm -f "$OBJ_DIR/vmlinux"
+	# the link with one kallsyms pass fewer (scripts/fastlink.sh: the
+	# last build's tables to start from; the same bytes), else kbuild's
+	# (FAST_LINK=0: always kbuild's)
+	if [ "${FAST_LINK:-1}" != 0 ] &&
+		(cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" "${link_cc[@]}" \
+			bash "$TOP/scripts/fastlink.sh" "$KERNEL_DIR/scripts/link-vmlinux.sh"); then
+		return 0
+	fi
+	[ -z "${VERBOSE:-}" ] || info "the link again, as kbuild makes it (fastlink.sh could not)"
+	rm -f "$OBJ_DIR/vmlinux" && kb Makefile.vmlinux "${link_cc[@]}"
 }
 
 # what is built, in words: the branch, where it stands, uncommitted changes

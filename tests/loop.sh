@@ -99,10 +99,34 @@ older=no
 [ "$OBJ_DIR/vmlinux.a" -nt "$OBJ_DIR/vmlinux.o" ] && older=yes
 if grep -qE '^CONFIG_(LTO_CLANG|X86_KERNEL_IBT|NOINSTR_VALIDATION)=y' "$OBJ_DIR/.config"; then older=yes; fi
 t_expect "... linked from vmlinux.a, without vmlinux.o (modpost's)" yes "$older"
+# (a new function: new names in the kallsyms tables, whose size changes;
+# scripts/fastlink.sh then needs the two passes kbuild makes)
+t_expect "... by fastlink.sh: the new name, two passes" 2 "$(grep -c '^  KSYMS   ' "$LOG_DIR/build-obj.log")"
+fast=$(sha256sum <"$OBJ_DIR/vmlinux")
 FULL_BUILD=1 FORCE_BUILD=1 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
 t_expect "... which kbuild's next full run makes again, then modpost" yes \
 	"$([ "$OBJ_DIR/vmlinux.o" -nt "$OBJ_DIR/vmlinux.a" ] && grep -q 'MODPOST' "$LOG_DIR/build-obj.log" && echo yes || echo no)"
 t_expect "... with the edit in it as well" 1 "$(grep -c ' userns_labs_loop_probe_head$' "$OBJ_DIR/System.map")"
+t_expect "... and the same bytes as the fast path's link" "$fast" "$(sha256sum <"$OBJ_DIR/vmlinux")"
+# --- an edit inside a function: the same names, one kallsyms pass ------------
+sleep 0.05
+sed -i 's/^\treturn x + \([0-9]*\);$/\treturn x * \1 + (x >> 3) - (x \& 0x55);/' "$KERNEL_DIR/fs/exec.c"
+map=$(cat "$OBJ_DIR/System.map")
+out=$("$TOP/scripts/build-kernel.sh" 2>&1)
+t_grep "an edit inside a function: the fast path" '1 object\(s\) to compile, then the link' "$out"
+t_expect "... whose link makes the kallsyms tables once (fastlink.sh)" "1 1" \
+	"$(grep -c '^  KSYMS   ' "$LOG_DIR/build-obj.log") $(grep -c '^  LD      \.tmp_vmlinux' "$LOG_DIR/build-obj.log")"
+t_expect "... though the addresses after the function moved" yes \
+	"$([ "$map" != "$(cat "$OBJ_DIR/System.map")" ] && echo yes || echo no)"
+fast=$(sha256sum <"$OBJ_DIR/vmlinux")
+FULL_BUILD=1 FORCE_BUILD=1 "$TOP/scripts/build-kernel.sh" >/dev/null 2>&1
+t_expect "... and the same bytes as kbuild's own full run links" "$fast" "$(sha256sum <"$OBJ_DIR/vmlinux")"
+printf '\nint userns_labs_loop_nowhere(void);\nint userns_labs_loop_linkfail(void) { return userns_labs_loop_nowhere(); }\n' >>"$KERNEL_DIR/fs/exec.c"
+out=$("$TOP/scripts/build-kernel.sh" 2>&1)
+rc=$?
+t_expect "a link error (a function defined nowhere): the build fails" 2 "$rc"
+t_grep "... and names the symbol, from kbuild's own link" "undefined (symbol: |reference to .)userns_labs_loop_nowhere" "$out"
+no_shell_errors "a link error" "$out"
 printf '\nint userns_labs_loop_broken(void) { return 1 }\n' >>"$KERNEL_DIR/fs/exec.c"
 out=$("$TOP/scripts/build-kernel.sh" 2>&1)
 rc=$?

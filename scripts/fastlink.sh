@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# fastlink.sh LINK-VMLINUX-SH: vmlinux linked again after an edit (the fast
+# path of build-kernel.sh), with the kernel's own link steps, but one
+# kallsyms pass fewer than link-vmlinux.sh makes when the symbols' names
+# did not change.
+#
+# Why it can: the kallsyms tables (every symbol's name and address, linked
+# into vmlinux) are made from a link that already holds tables of the same
+# size, so that no address moves when the real tables replace them.
+# link-vmlinux.sh starts each build from empty tables, which takes two
+# links before the last. The last build's tables are the right size
+# whenever the names are the same (an edit inside functions): one link
+# with them gives the final addresses, and the last link follows.
+#
+# The result is the same bytes as link-vmlinux.sh's: the final link reads
+# the same objects and tables computed from the same addresses, under the
+# same file names (the second pass's, as kbuild's usual run). What proves
+# it each time is the kernel's own check, run here too: the final
+# System.map must be the symbol list that the tables were made from.
+#
+# Run in the obj dir, in kbuild's saved environment (build-kernel.sh's
+# kb), which holds what link-vmlinux.sh reads (LD, KBUILD_LDFLAGS,
+# LDFLAGS_vmlinux, NM, CC, srctree...). Its functions (vmlinux_link,
+# kallsyms, mksysmap, sorttable...) are the kernel's, read from the
+# script; only the order of the steps is this script's.
+# Exit 3: nothing done that counts, and kbuild's own link must run: a
+# configuration it does not take (BTF, Clang's LTO, IBT, no kallsyms), no
+# last link to start from, or tables that moved twice. Any other failure:
+# the same (the caller runs kbuild's link, whose messages are the ones to
+# read); vmlinux is then removed.
+set -eu
+script=$1
+[ -f "$script" ] && [ -f include/config/auto.conf ] || exit 3
+# (kbuild's variables, not the course's settings: settings-lint skips them)
+[ -z "${KALLSYMS_EXTRA_PASS:-}" ] || exit 3 # settings-lint: ignore
+export LD KBUILD_LDFLAGS LDFLAGS_vmlinux
+: "${LD:?}" "${KBUILD_LDFLAGS?}" "${LDFLAGS_vmlinux?}" "${srctree:?}" # settings-lint: ignore
+nm=${NM:?} make=${MAKE:-make} arch=${SRCARCH:?} # settings-lint: ignore
+
+# The kernel's functions: each from its 'name()' line to the '}' that
+# closes it at the start of a line, as link-vmlinux.sh writes them.
+funcs=$(awk '/^[a-z_]+\(\)/ { f = 1 } f { print } f && /^}/ { f = 0 }' "$script")
+[ -n "$funcs" ] || exit 3
+# (written for sh -e, not -u: they read variables that may be unset)
+set +u
+eval "$funcs"
+for f in is_enabled info vmlinux_link kallsyms mksysmap; do
+	[ "$(type -t "$f")" = function ] || exit 3
+done
+is_enabled CONFIG_KALLSYMS || exit 3
+for c in CONFIG_DEBUG_INFO_BTF CONFIG_LTO_CLANG CONFIG_X86_KERNEL_IBT; do
+	! is_enabled "$c" || exit 3
+done
+# the base's names: 6.12's link-vmlinux.sh (sysmap_and_kallsyms, tables
+# of .tmp_vmlinuxN), or 6.1's (kallsyms_step, .tmp_vmlinux.kallsymsN)
+if [ "$(type -t sysmap_and_kallsyms)" = function ]; then
+	name() { echo ".tmp_vmlinux$1"; }
+	obj_of() { echo "$1.kallsyms.o"; }
+elif [ "$(type -t kallsyms_step)" = function ]; then
+	name() { echo ".tmp_vmlinux.kallsyms$1"; }
+	obj_of() { echo "$1.o"; }
+else
+	exit 3
+fi
+
+# The last link's tables: those made from its System.map (the kernel's
+# own check, at the end of every link, is that they are the same list)
+prev=.userns-labs-kallsyms-prev.o
+rm -f "$prev"
+[ -f System.map ] || exit 3
+for n in 3 2; do
+	t=$(name "$n")
+	if [ -f "$t.syms" ] && [ -f "$(obj_of "$t")" ] && cmp -s System.map "$t.syms"; then
+		cp "$(obj_of "$t")" "$prev"
+		break
+	fi
+done
+[ -f "$prev" ] || exit 3
+
+trap 'rm -f vmlinux "$prev" "$prev.sym" "$prev.sym2"' EXIT
+# same A B: two kallsyms objects of one layout (their size, and every
+# symbol's place in them: link-vmlinux.sh's own tests)
+same() {
+	[ "$(wc -c <"$1")" -eq "$(wc -c <"$2")" ] || return 1
+	"$nm" -n "$1" >"$prev.sym"
+	"$nm" -n "$2" >"$prev.sym2"
+	cmp -s "$prev.sym" "$prev.sym2"
+}
+
+# as link-vmlinux.sh starts: the object that holds the version string
+$make -f "${srctree}/scripts/Makefile.build" obj=init init/version-timestamp.o
+
+btf_vmlinux_bin_o=
+t=$(name 2)
+# pass PREV: a link with the tables in PREV, the tables of its addresses
+# made, under the second pass's names (kallsymso: the tables made)
+# (strip_debug and kallsymso are read by the kernel's vmlinux_link)
+# shellcheck disable=SC2034
+pass() {
+	kallsymso=$1
+	if [ "$(type -t sysmap_and_kallsyms)" = function ]; then
+		strip_debug=1
+		vmlinux_link "$t"
+		sysmap_and_kallsyms "$t"
+		strip_debug=
+	else
+		kallsyms_step 2
+	fi
+}
+pass "$prev"
+if ! same "$prev" "$kallsymso"; then
+	# the names changed: one more pass, from tables of the right size
+	cp "$kallsymso" "$prev"
+	pass "$prev"
+	same "$prev" "$kallsymso" || exit 3
+fi
+
+# the last link, and what link-vmlinux.sh does after it
+if [ "$(type -t sysmap_and_kallsyms)" = function ]; then
+	vmlinux_link vmlinux
+else
+	vmlinux_link vmlinux "$kallsymso" ${btf_vmlinux_bin_o}
+fi
+mksysmap vmlinux System.map
+if is_enabled CONFIG_BUILDTIME_TABLE_SORT; then
+	info SORTTAB vmlinux
+	sorttable vmlinux
+fi
+cmp -s System.map "$t.syms" || exit 3
+# (and Makefile.vmlinux's step after the script, for the architecture)
+if [ -f "${srctree}/arch/$arch/Makefile.postlink" ]; then
+	$make -f "${srctree}/arch/$arch/Makefile.postlink" vmlinux
+fi
+trap - EXIT
+rm -f "$prev" "$prev.sym" "$prev.sym2"
