@@ -396,8 +396,8 @@ fast_make() {
 	# last build's tables to start from; the same bytes), else kbuild's
 	# (FAST_LINK=0: always kbuild's)
 	if [ "${FAST_LINK:-1}" != 0 ] &&
-		(cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" "${link_cc[@]}" \
-			bash "$TOP/scripts/fastlink.sh" "$KERNEL_DIR/scripts/link-vmlinux.sh"); then
+		(cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" \
+			bash "$TOP/scripts/fastlink.sh" "$KERNEL_DIR/scripts/link-vmlinux.sh" "${link_cc[@]}"); then
 		return 0
 	fi
 	[ -z "${VERBOSE:-}" ] || info "the link again, as kbuild makes it (fastlink.sh could not)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# fastlink.sh LINK-VMLINUX-SH: vmlinux linked again after an edit (the fast
+# fastlink.sh LINK-VMLINUX-SH [MAKE-ARGS...]: vmlinux linked again after an edit (the fast
 # path of build-kernel.sh), with the kernel's own link steps, but one
 # kallsyms pass fewer than link-vmlinux.sh makes when the symbols' names
 # did not change.
@@ -31,6 +31,15 @@
 # read); vmlinux is then removed.
 set -eu
 script=$1
+shift
+# MAKE-ARGS: what build-kernel.sh gives kbuild's Makefile.vmlinux on its
+# command line (the link's CC=gcc): the makes here get them the same way
+# (a make of the link's object with another CC would compile it again),
+# and the kernel's functions their CC
+make_args=("$@")
+for a in "$@"; do
+	case $a in CC=*) export CC="${a#CC=}" ;; esac
+done
 [ -f "$script" ] && [ -f include/config/auto.conf ] || exit 3
 # (kbuild's variables, not the course's settings: settings-lint skips them)
 [ -z "${KALLSYMS_EXTRA_PASS:-}" ] || exit 3 # settings-lint: ignore
@@ -89,7 +98,7 @@ same() {
 }
 
 # as link-vmlinux.sh starts: the object that holds the version string
-$make -f "${srctree}/scripts/Makefile.build" obj=init init/version-timestamp.o
+$make -f "${srctree}/scripts/Makefile.build" obj=init init/version-timestamp.o "${make_args[@]}"
 
 btf_vmlinux_bin_o=
 t=$(name 2)
@@ -130,7 +139,7 @@ fi
 cmp -s System.map "$t.syms" || exit 3
 # (and Makefile.vmlinux's step after the script, for the architecture)
 if [ -f "${srctree}/arch/$arch/Makefile.postlink" ]; then
-	$make -f "${srctree}/arch/$arch/Makefile.postlink" vmlinux
+	$make -f "${srctree}/arch/$arch/Makefile.postlink" vmlinux "${make_args[@]}"
 fi
 trap - EXIT
 rm -f "$prev" "$prev.sym" "$prev.sym2"
