@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# fastlink.sh LINK-VMLINUX-SH [MAKE-ARGS...]: vmlinux linked again after an edit (the fast
+# fastlink.sh [--made-version] LINK-VMLINUX-SH [MAKE-ARGS...]: vmlinux linked again after an edit (the fast
 # path of build-kernel.sh), with the kernel's own link steps, but one
 # kallsyms pass fewer than link-vmlinux.sh makes when the symbols' names
 # did not change.
@@ -30,6 +30,11 @@
 # the same (the caller runs kbuild's link, whose messages are the ones to
 # read); vmlinux is then removed.
 set -eu
+# --made-version: init/version-timestamp.o is made already, by the make
+# link-vmlinux.sh runs first (build-kernel.sh's stamp_start), and nothing
+# was changed since: that make is not run again
+made_version=
+[ "$1" != --made-version ] || { made_version=1; shift; }
 script=$1
 shift
 # MAKE-ARGS: what build-kernel.sh gives kbuild's Makefile.vmlinux on its
@@ -98,7 +103,8 @@ same() {
 }
 
 # as link-vmlinux.sh starts: the object that holds the version string
-$make -f "${srctree}/scripts/Makefile.build" obj=init init/version-timestamp.o "${make_args[@]}"
+[ -n "$made_version" ] ||
+	$make -f "${srctree}/scripts/Makefile.build" obj=init init/version-timestamp.o "${make_args[@]}"
 
 btf_vmlinux_bin_o=
 t=$(name 2)
