@@ -400,11 +400,18 @@ fast_make() {
 	# would find it made, some 0.25 s, is not run)
 	local stamped=()
 	! fresh init/version-timestamp.o || stamped=(--made-version)
+	# (its output is shown when it links: a link error is then said once,
+	# by kbuild's link)
+	local out=$OBJ_DIR/.userns-labs-fastlink.out
 	if [ "${FAST_LINK:-1}" != 0 ] &&
 		(cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" \
-			bash "$TOP/scripts/fastlink.sh" "${stamped[@]}" "$KERNEL_DIR/scripts/link-vmlinux.sh" "${link_cc[@]}"); then
+			bash "$TOP/scripts/fastlink.sh" "${stamped[@]}" "$KERNEL_DIR/scripts/link-vmlinux.sh" "${link_cc[@]}") \
+		>"$out" 2>&1; then
+		cat "$out"
+		rm -f "$out"
 		return 0
 	fi
+	rm -f "$out"
 	[ -z "${VERBOSE:-}" ] || info "the link again, as kbuild makes it (fastlink.sh could not)"
 	rm -f "$OBJ_DIR/vmlinux" && kb Makefile.vmlinux "${link_cc[@]}"
 }

@@ -15,9 +15,13 @@
 #
 # The result is the same bytes as link-vmlinux.sh's: the final link reads
 # the same objects and tables computed from the same addresses, under the
-# same file names (the second pass's, as kbuild's usual run). What proves
-# it each time is the kernel's own check, run here too: the final
-# System.map must be the symbol list that the tables were made from.
+# same file names (the second pass's, as kbuild's usual run: a run of
+# kbuild's that needed a third pass would name its tables' source
+# .tmp_vmlinux3 in the image). That rests on the tables' layout depending
+# on the symbols' names alone, as kallsyms makes them. What is checked each
+# time is the kernel's own check, run here too: the final System.map must
+# be the symbol list that the tables were made from (tests/loop.sh compares
+# the bytes with kbuild's full run).
 #
 # Run in the obj dir, in kbuild's saved environment (build-kernel.sh's
 # kb), which holds what link-vmlinux.sh reads (LD, KBUILD_LDFLAGS,
@@ -25,10 +29,12 @@
 # kallsyms, mksysmap, sorttable...) are the kernel's, read from the
 # script; only the order of the steps is this script's.
 # Exit 3: nothing done that counts, and kbuild's own link must run: a
-# configuration it does not take (BTF, Clang's LTO, IBT, no kallsyms), no
+# configuration it does not take (BTF, Clang's LTO, IBT, modules, whose
+# exports Makefile.vmlinux links in, no kallsyms), no
 # last link to start from, or tables that moved twice. Any other failure:
 # the same (the caller runs kbuild's link, whose messages are the ones to
-# read); vmlinux is then removed.
+# read: what this script printed is then left out); vmlinux is then
+# removed.
 set -eu
 # --made-version: init/version-timestamp.o is made already, by the make
 # link-vmlinux.sh runs first (build-kernel.sh's stamp_start), and nothing
@@ -63,7 +69,7 @@ for f in is_enabled info vmlinux_link kallsyms mksysmap; do
 	[ "$(type -t "$f")" = function ] || exit 3
 done
 is_enabled CONFIG_KALLSYMS || exit 3
-for c in CONFIG_DEBUG_INFO_BTF CONFIG_LTO_CLANG CONFIG_X86_KERNEL_IBT; do
+for c in CONFIG_DEBUG_INFO_BTF CONFIG_LTO_CLANG CONFIG_X86_KERNEL_IBT CONFIG_MODULES; do
 	! is_enabled "$c" || exit 3
 done
 # the base's names: 6.12's link-vmlinux.sh (sysmap_and_kallsyms, tables

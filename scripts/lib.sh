@@ -459,14 +459,14 @@ kbuild_make() {
 	case $ld in ld | ld.bfd | ld.lld) ;; *) die "KERNEL_LD must be ld, ld.bfd or ld.lld, not '$ld'" ;; esac
 	[ "$ld" = ld ] || KMAKE+=(LD="$ld")
 	if PATH=$KBUILD_PATH command -v ccache >/dev/null 2>&1 && [ -z "${NO_CCACHE:-}" ]; then
-		# CCACHE_DEPEND: ccache's depend mode. kbuild has gcc write each
-		# object's dependencies (-Wp,-MMD), and ccache then takes the
-		# headers from that file, where it would otherwise run the
-		# preprocessor first on every miss to find them: a compile that
-		# ccache has not seen (the file just edited, a cold build) costs
-		# the compile alone (a fifth less here). The objects are the same
-		# bytes; a hit is found as before (its manifest of headers).
-		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+		# (not ccache's depend mode, which would save the preprocessor's
+		# run on a miss, a fifth of the compile: it gives gcc the paths as
+		# kbuild wrote them, absolute, where ccache otherwise makes them
+		# relative to CCACHE_BASEDIR; kbuild's -fmacro-prefix-map then
+		# changes every __FILE__ in the object, so the kernel's bytes
+		# would depend on what the cache held, and the compiler's
+		# messages would name absolute paths)
+		export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
 		KMAKE+=(CC="ccache gcc")
 	fi
 }
