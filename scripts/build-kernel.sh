@@ -137,7 +137,9 @@ kenv_load() {
 	[ "${#kenv[@]}" -eq 0 ] || return 0
 	while IFS= read -r -d '' e; do kenv+=("$e"); done < <(tail -c +42 "$kenv_file")
 }
-kb() { (cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"); }
+# (kenv_run CMD...: any command so, in the obj dir)
+kenv_run() { (cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" "$@"); }
+kb() { kenv_run make -j"$JOBS" -f "$KERNEL_DIR/scripts/$1" "${@:2}"; }
 
 # A head start: the files of the lab the tree is on (lab.conf FILES)
 # edited since the last good build are compiled at once, by kbuild's own
@@ -404,9 +406,8 @@ fast_make() {
 	# by kbuild's link)
 	local out=$OBJ_DIR/.userns-labs-fastlink.out
 	if [ "${FAST_LINK:-1}" != 0 ] &&
-		(cd "$OBJ_DIR" && exec env PATH="$KBUILD_PATH" "${kenv[@]}" \
-			bash "$TOP/scripts/fastlink.sh" "${stamped[@]}" "$KERNEL_DIR/scripts/link-vmlinux.sh" "${link_cc[@]}") \
-		>"$out" 2>&1; then
+		kenv_run bash "$TOP/scripts/fastlink.sh" "${stamped[@]}" "$KERNEL_DIR/scripts/link-vmlinux.sh" "${link_cc[@]}" \
+			>"$out" 2>&1; then
 		cat "$out"
 		rm -f "$out"
 		return 0

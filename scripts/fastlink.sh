@@ -112,6 +112,8 @@ same() {
 [ -n "$made_version" ] ||
 	$make -f "${srctree}/scripts/Makefile.build" obj=init init/version-timestamp.o "${make_args[@]}"
 
+# (no BTF object: refused above; the kernel's 6.12 vmlinux_link reads it)
+# shellcheck disable=SC2034
 btf_vmlinux_bin_o=
 t=$(name 2)
 # pass PREV: a link with the tables in PREV, the tables of its addresses
@@ -141,7 +143,7 @@ fi
 if [ "$(type -t sysmap_and_kallsyms)" = function ]; then
 	vmlinux_link vmlinux
 else
-	vmlinux_link vmlinux "$kallsymso" ${btf_vmlinux_bin_o}
+	vmlinux_link vmlinux "$kallsymso"
 fi
 mksysmap vmlinux System.map
 if is_enabled CONFIG_BUILDTIME_TABLE_SORT; then
