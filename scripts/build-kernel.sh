@@ -206,7 +206,7 @@ fi
 # the background while the lab's file compiles on the other core:
 # init/version.o (a weak copy of the banner, as kbuild compiles it, and
 # with its CC: the same bytes and record as kbuild's full run would make),
-# then init/version-timestamp.o (the one the kernel uses) by the command
+# and at once init/version-timestamp.o (the one the kernel uses) by the command
 # that link-vmlinux.sh gives it (the same make, the link's CC: it then
 # finds it made). Only when the fast path is likely (its record and saved
 # environment are this configuration's); whatever runs next waits for it
@@ -216,21 +216,28 @@ stamp_start() {
 	[ "$(head -c 40 "$kenv_file" 2>/dev/null)" = "$kenv_key" ] || return 0
 	kenv_load
 	(
-		c=
-		trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null || true; exit 143' TERM
+		c=()
+		trap '[ "${#c[@]}" -eq 0 ] || kill -TERM "${c[@]}" 2>/dev/null || true; exit 143' TERM
 		cd "$OBJ_DIR" || exit 1
 		# (each make itself in the background, so that $! is make's
 		# and the trap's SIGTERM reaches it; in a subshell that execs
 		# it: a simple command in the background would ignore Ctrl-C)
-		for goal in init/version.o init/version-timestamp.o; do
+		# The two at once: they share no file (each its own generated
+		# header, object and .cmd record), and each is mostly make's
+		# start-up, which a second core halves.
+		goals=(init/version.o init/version-timestamp.o)
+		for goal in "${goals[@]}"; do
 			args=()
 			[ "$goal" = init/version.o ] || args=("${link_cc[@]}")
 			(exec "${bg_nice[@]}" env PATH="$KBUILD_PATH" "${kenv[@]}" make -j"$JOBS" \
 				-f "$KERNEL_DIR/scripts/Makefile.build" obj=init "$goal" "${args[@]}") &
-			c=$!
-			wait "$c" || exit 1
-			echo "$goal" >>"$early_done"
+			c+=($!)
 		done
+		rc=0
+		for i in 0 1; do
+			if wait "${c[$i]}"; then echo "${goals[$i]}" >>"$early_done"; else rc=1; fi
+		done
+		exit "$rc"
 	) >>"$log" 2>&1 </dev/null &
 	stamp_pid=$!
 }
