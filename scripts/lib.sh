@@ -282,7 +282,8 @@ lab_conf() {
 		die "lab_conf: $key is no key of lab.conf (scripts/labconf.py keys)"
 	fi
 	[ -n "$v" ] || v=$def
-	[ -n "$v" ] || v=$(python3 "$TOP/scripts/labconf.py" get "$dir" "$key")
+	# (the key's own default, from the cache too: labconf.py's get)
+	[ -n "$v" ] || eval "v=\${labconf_${n}_${key}_dflt-}"
 	printf '%s\n' "$v"
 }
 
