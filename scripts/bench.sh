@@ -81,9 +81,12 @@ add_function() {
 # edit_body I: a one-line change inside a function (the last that
 # add_function added): new code, but the same symbols, as most of a lab's
 # edits are (the kallsyms tables keep their size: scripts/fastlink.sh
-# links once before the last link, where a new function takes twice)
+# links once before the last link, where a new function takes twice).
+# A term more each time: the code grows, and the symbols after it move,
+# as they do after most edits (one that keeps the code's size to the byte
+# moves none, and is linked once less: fastlink.sh's final()).
 edit_body() {
-	sed -i '$ s/{ return .*; }$/{ return x * '"$RANDOM"' + (x >> '"$1"'); }/' "$KERNEL_DIR/$edit_file"
+	sed -i '$ s/{ return \(.*\); }$/{ return \1 + (x >> '"$1"'); }/' "$KERNEL_DIR/$edit_file"
 }
 
 # edit_bench NN: at lab NN (its start, on student/lab-NN): the boot and

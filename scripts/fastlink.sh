@@ -11,7 +11,10 @@
 # link-vmlinux.sh starts each build from empty tables, which takes two
 # links before the last. The last build's tables are the right size
 # whenever the names are the same (an edit inside functions): one link
-# with them gives the final addresses, and the last link follows.
+# with them gives the final addresses, and the last link follows. When
+# no symbol moved either (code of the same size), the tables that link
+# makes are the ones it was linked with, and on 6.12 it is the last link
+# itself (see final() below): one link in all.
 #
 # The result is the same bytes as link-vmlinux.sh's: the final link reads
 # the same objects and tables computed from the same addresses, under the
@@ -116,6 +119,19 @@ same() {
 # shellcheck disable=SC2034
 btf_vmlinux_bin_o=
 t=$(name 2)
+# The first pass's link may be the last one: when the tables it was
+# linked with are the very tables its addresses give (the edit moved no
+# symbol: a function whose code kept its size, to its alignment), the last
+# link would read the same bytes and write the same file. That holds when
+# the pass links by the last link's own command, which 6.12's
+# link-vmlinux.sh allows: without --strip-debug (there is no debug
+# information to strip, or this is not done), and with no link map (named
+# after its output). 6.1's strips every pass: not there.
+whole=
+if [ "$(type -t sysmap_and_kallsyms)" = function ] && ! is_enabled CONFIG_DEBUG_INFO &&
+	! is_enabled CONFIG_VMLINUX_MAP; then
+	whole=1
+fi
 # pass PREV: a link with the tables in PREV, the tables of its addresses
 # made, under the second pass's names (kallsymso: the tables made)
 # (strip_debug and kallsymso are read by the kernel's vmlinux_link)
@@ -124,6 +140,7 @@ pass() {
 	kallsymso=$1
 	if [ "$(type -t sysmap_and_kallsyms)" = function ]; then
 		strip_debug=1
+		[ -z "$whole" ] || strip_debug=
 		vmlinux_link "$t"
 		sysmap_and_kallsyms "$t"
 		strip_debug=
@@ -131,29 +148,45 @@ pass() {
 		kallsyms_step 2
 	fi
 }
+# final: the tables came out as they went in, and the pass linked by the
+# last link's command: that link is the last one
+last=
+final() {
+	[ -n "$whole" ] && cmp -s "$prev" "$kallsymso" || return 1
+	mv -f "$t" vmlinux || return 1
+	info LD "vmlinux: the pass's own link (no symbol moved: its tables were the final ones)"
+	last=1
+}
 pass "$prev"
-if ! same "$prev" "$kallsymso"; then
+if ! final && ! same "$prev" "$kallsymso"; then
 	# the names changed: one more pass, from tables of the right size
 	cp "$kallsymso" "$prev"
 	pass "$prev"
-	same "$prev" "$kallsymso" || exit 3
+	final || same "$prev" "$kallsymso" || exit 3
 fi
 
 # the last link, and what link-vmlinux.sh does after it
-if [ "$(type -t sysmap_and_kallsyms)" = function ]; then
+if [ -n "$last" ]; then
+	:
+elif [ "$(type -t sysmap_and_kallsyms)" = function ]; then
 	vmlinux_link vmlinux
 else
 	vmlinux_link vmlinux "$kallsymso"
 fi
-mksysmap vmlinux System.map
+# (System.map beside the table sort and the architecture's step: both
+# change sections of vmlinux that nm does not read, in place or by a
+# rename, and neither reads System.map)
+mksysmap vmlinux System.map &
+map_pid=$!
 if is_enabled CONFIG_BUILDTIME_TABLE_SORT; then
 	info SORTTAB vmlinux
 	sorttable vmlinux
 fi
-cmp -s System.map "$t.syms" || exit 3
 # (and Makefile.vmlinux's step after the script, for the architecture)
 if [ -f "${srctree}/arch/$arch/Makefile.postlink" ]; then
 	$make -f "${srctree}/arch/$arch/Makefile.postlink" vmlinux "${make_args[@]}"
 fi
+wait "$map_pid"
+cmp -s System.map "$t.syms" || exit 3
 trap - EXIT
 rm -f "$prev" "$prev.sym" "$prev.sym2"
