@@ -222,9 +222,17 @@ stamp_start() {
 		# (each make itself in the background, so that $! is make's
 		# and the trap's SIGTERM reaches it; in a subshell that execs
 		# it: a simple command in the background would ignore Ctrl-C)
-		# The two at once: they share no file (each its own generated
-		# header, object and .cmd record), and each is mostly make's
-		# start-up, which a second core halves.
+		# The two at once: each is mostly make's start-up, which a
+		# second core halves. Each writes its own generated header,
+		# object and .cmd record; they share one file: the make of
+		# version-timestamp.o reads init/.version.o.cmd (Makefile.build
+		# includes the records of the folder's objects), which the other
+		# rewrites in place (fixdep's output). Read half-written, it
+		# stops that make with a parse error (in the log); the object is
+		# then not on the record, and the link makes it itself
+		# (fastlink.sh without --made-version: some 0.25 s). Never a
+		# wrong object: the record read is version.o's, which that make
+		# does not build.
 		goals=(init/version.o init/version-timestamp.o)
 		for goal in "${goals[@]}"; do
 			args=()

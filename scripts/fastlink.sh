@@ -101,7 +101,10 @@ for n in 3 2; do
 done
 [ -f "$prev" ] || exit 3
 
-trap 'rm -f vmlinux "$prev" "$prev.sym" "$prev.sym2"' EXIT
+# (and System.map's nm, when a step after the last link failed beside it)
+map_pid=
+trap 'if [ -n "$map_pid" ]; then kill "$map_pid" 2>/dev/null || :; wait "$map_pid" 2>/dev/null || :; fi
+rm -f vmlinux "$prev" "$prev.sym" "$prev.sym2"' EXIT
 # same A B: two kallsyms objects of one layout (their size, and every
 # symbol's place in them: link-vmlinux.sh's own tests)
 same() {
@@ -187,6 +190,7 @@ if [ -f "${srctree}/arch/$arch/Makefile.postlink" ]; then
 	$make -f "${srctree}/arch/$arch/Makefile.postlink" vmlinux "${make_args[@]}"
 fi
 wait "$map_pid"
+map_pid=
 cmp -s System.map "$t.syms" || exit 3
 trap - EXIT
 rm -f "$prev" "$prev.sym" "$prev.sym2"

@@ -92,8 +92,9 @@ append="$append labs.run=$(echo "$labs" | tr ' ' ',') ${QEMU_APPEND:-}"
 # the firmware and QEMU's exit: 0.32 s against 0.45 s, medians of six
 # boots each here); SeaBIOS where it is missing. (replay.sh records and
 # replays with SeaBIOS, as its recordings were made.)
+# (by its full path: a bare name is looked for in the working folder first)
 firmware=()
-[ ! -f /usr/share/qemu/qboot.rom ] || firmware=(-bios qboot.rom)
+[ ! -f /usr/share/qemu/qboot.rom ] || firmware=(-bios /usr/share/qemu/qboot.rom)
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${GUEST_MEM:-256}" -smp 1 "${firmware[@]}"
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-no-reboot -nic none -vga none)
