@@ -21,6 +21,9 @@ kernel's own log (X.log, the console) beside it for what went wrong.
                                   pattern of that section of kernel-trouble.re
                                   matches (panic, oops, oom, oom-any); exit
                                   status as grep's: 0 some, 1 none, 2 an error
+  ktap.py ended X.ktap NN         exit 0 when lab NN's check failed having
+                                  run every point it planned to a result
+                                  (lab.sh: a check at the lab's start), else 1
   ktap.py channel RAW SECRET X.ktap REST
                                   (run-qemu.sh) split a boot's raw channel:
                                   /init's block, framed by lines carrying
@@ -409,6 +412,17 @@ def cmd_json(path, want):
     print(json.dumps(doc, indent=1, sort_keys=True))
 
 
+def ran_to_its_end(text, n):
+    """Lab N's check failed having run every point it planned, each to a
+    pass, a failure, a skip or an expected failure: not a check that
+    crashed, timed out or never ran (lab.sh: the start of a lab)."""
+    labs, res = results(text, [n])
+    st, _passed, plan = res.get(n, ("MISSING", 0, 0))
+    pts = labs.get(n, new_lab("lab-" + n))["points"]
+    return st == "FAIL" and plan >= 1 and len(pts) == plan and \
+        all(p["status"] in ("PASS", "FAIL", "SKIP", "XFAIL") for p in pts)
+
+
 def cmd_trouble(argv):
     if argv[0] == "grep":
         sections = trouble_sections()
@@ -429,14 +443,14 @@ def main(argv):
     # a reader that stops early (| head) ends us quietly, as it does grep
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # the commands with a fixed number of words (with the command's own)
-    fixed = {"channel": (5,), "grep": (3,), "trouble": (2, 4)}
+    fixed = {"channel": (5,), "grep": (3,), "trouble": (2, 4), "ended": (3,)}
     if len(argv) < 2 or argv[0] not in ("results", "report", "json", "times", "trouble", "grep",
-                                        "channel") or \
+                                        "channel", "ended") or \
             len(argv) not in fixed.get(argv[0], (len(argv),)) or \
             (argv[0] == "trouble" and len(argv) == 4 and argv[2] != "--except"):
         sys.stderr.write("usage: ktap.py results|report|json|times X.ktap [LABS]"
                          " | trouble X.log [--except SECTION] | grep SECTION X.log"
-                         " | channel RAW SECRET X.ktap REST\n")
+                         " | channel RAW SECRET X.ktap REST | ended X.ktap NN\n")
         return 2
     if argv[0] in ("trouble", "grep"):
         try:
@@ -448,6 +462,11 @@ def main(argv):
     if cmd == "channel":
         cmd_channel(path, argv[2], argv[3], argv[4])
         return 0
+    if cmd == "ended":
+        try:
+            return 0 if ran_to_its_end(read(path), argv[2]) else 1
+        except OSError:
+            return 1
     want = " ".join(argv[2:]).split()
     {"results": cmd_results, "report": cmd_report, "json": cmd_json, "times": cmd_times}[cmd](path, want)
     return 0

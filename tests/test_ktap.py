@@ -84,6 +84,22 @@ class Results(unittest.TestCase):
         self.assertEqual(labs["01"]["running"], "c_third_point")
         self.assertEqual(len(labs["01"]["points"]), 2)
 
+    def test_ran_to_its_end_only_for_a_failed_check_that_finished(self):
+        # (lab.sh's test of a check at a lab's start: every planned point
+        # ran to a result, and the lab failed)
+        def ended(name, n):
+            return ktap.ran_to_its_end(open(os.path.join(FX, name)).read(), n)
+        self.assertTrue(ended("pass-fail.ktap", "02"))
+        self.assertFalse(ended("pass-fail.ktap", "01"))  # passed
+        self.assertFalse(ended("panic.ktap", "01"))  # the guest died in it
+        self.assertFalse(ended("short-plan.ktap", "01"))  # fewer points than planned
+        self.assertFalse(ended("timeout.ktap", "01"))
+        self.assertFalse(ended("pass-fail.ktap", "09"))  # never ran
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(ktap.main(["ended", os.path.join(FX, "pass-fail.ktap"), "02"]), 0)
+            self.assertEqual(ktap.main(["ended", os.path.join(FX, "pass-fail.ktap"), "01"]), 1)
+            self.assertEqual(ktap.main(["ended", os.path.join(FX, "no-such.ktap"), "01"]), 1)
+
     def test_sentinel_only_at_the_top(self):
         _l, _o, run = ktap.parse_text(text("KTAP version 1", "  " + ktap.SENTINEL))
         self.assertFalse(run["ended"])
